@@ -1,0 +1,77 @@
+import * as z from "zod/mini";
+import { text } from "./fields.js";
+import { isValidCep, isValidCpf, isValidEmail, isValidPhone, UF_CODES } from "./validators/index.js";
+
+/** The payer's CPF: 11 digits, digits only, with valid check digits. */
+export const Cpf = z
+  .string()
+  .check(z.refine(isValidCpf, { error: "must be a valid CPF (11 digits, digits only)" }));
+
+/** A phone number: digits only, 55 + area code + number (12 or 13 digits). */
+export const Phone = z
+  .string()
+  .check(z.refine(isValidPhone, { error: "must be 55 + area code + number, digits only (12 or 13 digits)" }));
+
+/** A postal code (CEP): exactly 8 digits. */
+export const ZipCode = z
+  .string()
+  .check(z.refine(isValidCep, { error: "must be a CEP of 8 digits, digits only" }));
+
+/** An e-mail address. */
+export const Email = z.string().check(z.refine(isValidEmail, { error: "must be a valid e-mail address" }));
+
+/** A two-letter Brazilian state code (UF). */
+export const Uf = z.enum(UF_CODES);
+
+/** The payer's address; required for PIX, BOLETO and CREDIT_CARD, optional for OPEN_FINANCE. */
+export const Address = z.strictObject({
+  street: text(200),
+  number: text(20),
+  zipCode: ZipCode,
+  city: text(100),
+  state: Uf,
+  complement: z.optional(text(200)),
+  neighborhood: z.optional(text(100)),
+});
+/** The payer's address as sent in a payin request. */
+export type Address = z.infer<typeof Address>;
+
+const customerShape = {
+  name: text(200),
+  document: Cpf,
+  email: Email,
+  phone: Phone,
+};
+
+/** The paying customer, address included (PIX, BOLETO, CREDIT_CARD). */
+export const Customer = z.strictObject({ ...customerShape, address: Address });
+/** The paying customer, address included. */
+export type Customer = z.infer<typeof Customer>;
+
+/** The paying customer of an OPEN_FINANCE payin, where the address may be left out. */
+export const OpenFinanceCustomer = z.strictObject({ ...customerShape, address: z.optional(Address) });
+/** The paying customer of an OPEN_FINANCE payin. */
+export type OpenFinanceCustomer = z.infer<typeof OpenFinanceCustomer>;
+
+/** The customer as the service returns it: checked for shape only, unknown fields kept. */
+export const CustomerRecord = z.looseObject({
+  name: z.string(),
+  document: z.string(),
+  email: z.string(),
+  phone: z.string(),
+  address: z.optional(
+    z.nullable(
+      z.looseObject({
+        street: z.string(),
+        number: z.string(),
+        zipCode: z.string(),
+        city: z.string(),
+        state: z.string(),
+        complement: z.optional(z.nullable(z.string())),
+        neighborhood: z.optional(z.nullable(z.string())),
+      }),
+    ),
+  ),
+});
+/** The customer as the service returns it in a payin record. */
+export type CustomerRecord = z.infer<typeof CustomerRecord>;

@@ -1,0 +1,50 @@
+import * as z from "zod/mini";
+import { isValidIpv4 } from "./validators/index.js";
+
+// Upper bounds keep a hostile or buggy caller from storing megabytes in one field; they are
+// generous for real data (DESIGN.md leaves them open; docs/decisions.md records them).
+
+/** An amount of money in integer cents of BRL, at least 1 (R$ 0,01). */
+export const Cents = z.int().check(z.gte(1));
+
+/** A non-empty string of at most `max` characters (unicode is fine). */
+export function text(max: number) {
+  return z.string().check(z.minLength(1), z.maxLength(max));
+}
+
+/** The merchant's own id for reconciliation: 1-100 characters, no control characters. */
+export const ReferenceId = z
+  .string()
+  .check(
+    z.minLength(1),
+    z.maxLength(100),
+    z.regex(/^[^\p{Cc}]*$/u, { error: "must not contain control characters" }),
+  );
+
+/** An absolute http(s) URL of at most 2048 characters that receives webhooks. */
+export const HttpUrl = z.string().check(
+  z.maxLength(2048),
+  z.refine(
+    (value) => {
+      try {
+        const url = new URL(value);
+        return url.protocol === "http:" || url.protocol === "https:";
+      } catch {
+        return false;
+      }
+    },
+    { error: "must be an absolute http(s) URL" },
+  ),
+);
+
+/** A dotted-quad IPv4 address. */
+export const Ipv4 = z.string().check(z.refine(isValidIpv4, { error: "must be a dotted IPv4 address" }));
+
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** An ISO 8601 date or date-time (`2026-01-31` or `2026-01-31T12:00:00Z`). */
+export const IsoDateTime = z.string().check(
+  z.refine((value) => ISO_DATE.test(value) && !Number.isNaN(Date.parse(value)), {
+    error: "must be an ISO 8601 date or date-time",
+  }),
+);

@@ -1,0 +1,89 @@
+#!/usr/bin/env node
+// The README's two commands start here, on a machine that has only Node 20 and npm:
+// `npm run quickstart` → `node scripts/run.mjs demo`, `npm test` → `node scripts/run.mjs verify`.
+// It brings the pinned pnpm (from the npm registry, into .tools/, no global change), installs the
+// workspace from the lockfile, installs Debian's Chromium when the browser tests need it, then runs
+// the named root script with pnpm.
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { delimiter, dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const [task = "verify", ...rest] = process.argv.slice(2);
+const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
+const pnpmVersion = pkg.packageManager.replace(/^pnpm@/, "").split("+")[0];
+
+function step(message) {
+  console.log(`\n▶ ${message}`);
+}
+
+function run(cmd, args, options = {}) {
+  const result = spawnSync(cmd, args, { cwd: root, stdio: "inherit", env: process.env, ...options });
+  if (result.error) throw result.error;
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}
+
+function pnpmOnPath() {
+  try {
+    return execFileSync("pnpm", ["--version"], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"],
+    }).trim();
+  } catch {
+    return null;
+  }
+}
+
+function ensurePnpm() {
+  const toolsBin = join(root, ".tools", "node_modules", ".bin");
+  process.env.PATH = `${toolsBin}${delimiter}${process.env.PATH}`;
+  if (pnpmOnPath() === pnpmVersion) return;
+  step(`installing pnpm ${pnpmVersion} into .tools/`);
+  run("npm", [
+    "install",
+    "--prefix",
+    join(root, ".tools"),
+    "--no-save",
+    "--no-audit",
+    "--no-fund",
+    "--loglevel=error",
+    `pnpm@${pnpmVersion}`,
+  ]);
+  if (pnpmOnPath() !== pnpmVersion) throw new Error(`pnpm ${pnpmVersion} is not runnable after install`);
+}
+
+function chromiumPath() {
+  for (const candidate of [process.env.CHROMIUM_PATH, "/usr/bin/chromium", "/usr/bin/chromium-browser"]) {
+    if (candidate && existsSync(candidate)) return candidate;
+  }
+  return null;
+}
+
+function ensureChromium() {
+  if (chromiumPath()) {
+    process.env.CHROMIUM_PATH = chromiumPath();
+    return;
+  }
+  // Never a browser download from a test tool: Debian's package, as the machine's notes prescribe.
+  if (process.getuid?.() !== 0 || !existsSync("/usr/bin/apt-get")) {
+    console.error(
+      "Chromium is missing and cannot be installed here: set CHROMIUM_PATH to a Chromium binary.",
+    );
+    process.exit(1);
+  }
+  step("installing Debian's chromium for the real-browser tests");
+  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+  run("apt-get", ["update", "-qq"], { env });
+  run("apt-get", ["install", "-y", "-qq", "--no-install-recommends", "chromium"], { env });
+  process.env.CHROMIUM_PATH = chromiumPath() ?? "/usr/bin/chromium";
+}
+
+const started = Date.now();
+ensurePnpm();
+step("pnpm install --frozen-lockfile");
+run("pnpm", ["install", "--frozen-lockfile", "--prefer-offline"]);
+if (task === "verify") ensureChromium();
+step(`pnpm run ${task}`);
+run("pnpm", ["run", task, ...rest]);
+console.log(`\n✔ ${task} finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
