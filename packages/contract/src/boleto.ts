@@ -168,7 +168,7 @@ export function buildBoletoBarcode(fields: BoletoFields): string {
  *
  * @example
  * buildBoletoLine({ bankCode: "001", amountCents: 10000, dueDate: "2026-03-10", freeField: "0".repeat(25) });
- * // a 47-digit line ending in "…" + factor + "0000010000"
+ * // "00190000090000000000000000000000413810000010000" (factor 1381, amount 0000010000)
  */
 export function buildBoletoLine(fields: BoletoFields): string {
   const barcode = barcodeOf(fields);

@@ -168,7 +168,7 @@ describe("buildBrCode: the PIX copia e cola payload of a charge", () => {
     ["merchantName", { merchantName: "   " }, "a blank name"],
     ["merchantName", { merchantName: "東京" }, "a name with no ASCII character"],
     ["merchantCity", { merchantCity: "" }, "an empty city"],
-  ] as const)("refuses %s: %o (%s)", (field, change) => {
+  ] as const)("refuses %s: %o (%s)", (field, change, _reason) => {
     expect(() => buildBrCode({ ...BASE, ...change })).toThrow(
       expect.objectContaining({ name: "BrCodeError", field, message: expect.stringContaining(field) }),
     );

@@ -110,8 +110,9 @@ function formatCents(cents: number): string {
 
 function parseCents(amount: string): number {
   const match = AMOUNT.exec(amount);
-  if (!match)
+  if (!match) {
     throw new BrCodeError(`amount (tag 54) "${amount}" is not a decimal amount in reais`, TAG.amount);
+  }
   const cents = Number(`${match[1]}${(match[2] ?? "").padEnd(2, "0")}`);
   if (cents < 1) throw new BrCodeError("amount (tag 54) must be at least 0.01", TAG.amount);
   return cents;
@@ -127,7 +128,8 @@ function parseCents(amount: string): number {
  * @example
  * buildBrCode({ pixKey: "payouts@example.com", merchantName: "Loja Exemplo", merchantCity: "São Paulo",
  *   amountCents: 10000, txid: "pi01HZX3" });
- * // "000201010212…5802BR5912Loja Exemplo6009Sao Paulo…6304XXXX"
+ * // "00020101021226410014br.gov.bcb.pix0119payouts@example.com5204000053039865406100.00"
+ * //   + "5802BR5912Loja Exemplo6009Sao Paulo62120508pi01HZX3630480A9"
  */
 export function buildBrCode(fields: BrCodeFields): string {
   const { pixKey, amountCents, txid, description } = fields;

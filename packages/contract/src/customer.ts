@@ -22,6 +22,8 @@ export const Email = z.string().check(z.refine(isValidEmail, { error: "must be a
 
 /** A two-letter Brazilian state code (UF). */
 export const Uf = z.enum(UF_CODES);
+/** A two-letter Brazilian state code (UF). */
+export type Uf = z.infer<typeof Uf>;
 
 /** The payer's address; required for PIX, BOLETO and CREDIT_CARD, optional for OPEN_FINANCE. */
 export const Address = z.strictObject({

@@ -1,5 +1,23 @@
-export * from "./boleto.js";
-export * from "./br-code.js";
+export {
+  BoletoError,
+  type BoletoFields,
+  boletoDueDateFactor,
+  boletoDueDateFromFactor,
+  buildBoletoBarcode,
+  buildBoletoLine,
+  isValidBoletoLine,
+  type ParsedBoletoLine,
+  parseBoletoLine,
+} from "./boleto.js";
+export {
+  BrCodeError,
+  type BrCodeFields,
+  buildBrCode,
+  crc16Ccitt,
+  isValidBrCode,
+  type ParsedBrCode,
+  parseBrCode,
+} from "./br-code.js";
 export { Card, CardData, CardToken, Installments } from "./card.js";
 export {
   Address,
@@ -66,9 +84,48 @@ export {
   percentOf,
   saoPauloHour,
 } from "./pricing.js";
-export * from "./status.js";
+export {
+  canPayinTransition,
+  canPayoutTransition,
+  isFinalPayinStatus,
+  isFinalPayoutStatus,
+  type KnownPayinStatus,
+  type KnownPayoutStatus,
+  PAYIN_INITIAL_STATUSES,
+  PAYIN_STATUSES,
+  PAYIN_TRANSITIONS,
+  PAYMENT_METHODS,
+  PAYOUT_DEBITING_STATUSES,
+  PAYOUT_IN_FLIGHT_STATUSES,
+  PAYOUT_INITIAL_STATUSES,
+  PAYOUT_STATUSES,
+  PAYOUT_TRANSITIONS,
+  type PayinStatus,
+  type PaymentMethod,
+  type PayoutStatus,
+} from "./status.js";
 export { issuesToDetails, type ValidationResult, validate } from "./validate.js";
-export * from "./validators/index.js";
+export {
+  type CardBrand,
+  cardBrand,
+  cardLast4,
+  isLuhnValid,
+  isValidCardNumber,
+  isValidCep,
+  isValidCnpj,
+  isValidCpf,
+  isValidCvv,
+  isValidEmail,
+  isValidExpiry,
+  isValidIpv4,
+  isValidPhone,
+  isValidPixKey,
+  isValidUf,
+  PIX_KEY_TYPES,
+  type PixKeyType,
+  pixKeyTypeOf,
+  UF_CODES,
+} from "./validators/index.js";
 export {
   PayinWebhookBody,
   PayoutWebhookBody,

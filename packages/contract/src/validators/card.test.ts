@@ -3,7 +3,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { cardBrand, cardLast4, isLuhnValid, isValidCardNumber, isValidCvv, isValidExpiry } from "./card.js";
 
-const digits = (min: number, max: number) => fc.string({ unit: fc.constantFrom(..."0123456789"), minLength: min, maxLength: max });
+const digits = (min: number, max: number) =>
+  fc.string({ unit: fc.constantFrom(..."0123456789"), minLength: min, maxLength: max });
 
 /** `body` completed with the Luhn check digit that makes it valid. */
 function withLuhnDigit(body: string): string {
@@ -19,26 +20,38 @@ describe("isLuhnValid: the mod-10 check that guards card numbers", () => {
     },
   );
 
-  it.each([["4111111111111112"], ["79927398710"], ["1"], [""], ["4111 1111 1111 1111"], ["411111111111111a"]])(
-    "rejects %j",
-    (value) => {
-      expect(isLuhnValid(value)).toBe(false);
-    },
-  );
+  it.each([
+    ["4111111111111112"],
+    ["79927398710"],
+    ["1"],
+    [""],
+    ["4111 1111 1111 1111"],
+    ["411111111111111a"],
+  ])("rejects %j", (value) => {
+    expect(isLuhnValid(value)).toBe(false);
+  });
 
   it("always has exactly one check digit that completes a number", () => {
     fc.assert(
-      fc.property(digits(1, 30), (body) => [..."0123456789"].filter((d) => isLuhnValid(body + d)).length === 1),
+      fc.property(
+        digits(1, 30),
+        (body) => [..."0123456789"].filter((d) => isLuhnValid(body + d)).length === 1,
+      ),
     );
   });
 
   it("catches every single changed digit", () => {
     fc.assert(
-      fc.property(digits(12, 18).map(withLuhnDigit), fc.nat(), fc.integer({ min: 1, max: 9 }), (number, n, by) => {
-        const at = n % number.length;
-        const changed = number.slice(0, at) + String((Number(number[at]) + by) % 10) + number.slice(at + 1);
-        return !isLuhnValid(changed);
-      }),
+      fc.property(
+        digits(12, 18).map(withLuhnDigit),
+        fc.nat(),
+        fc.integer({ min: 1, max: 9 }),
+        (number, n, by) => {
+          const at = n % number.length;
+          const changed = number.slice(0, at) + String((Number(number[at]) + by) % 10) + number.slice(at + 1);
+          return !isLuhnValid(changed);
+        },
+      ),
     );
   });
 

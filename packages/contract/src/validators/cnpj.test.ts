@@ -42,10 +42,15 @@ describe("isValidCnpj: 14 characters, no mask, numeric or alphanumeric, valid ch
 
   it("rejects a CNPJ with one of its two check digits changed", () => {
     fc.assert(
-      fc.property(validCnpj, fc.integer({ min: 12, max: 13 }), fc.integer({ min: 1, max: 9 }), (cnpj, at, by) => {
-        const changed = String((Number(cnpj[at]) + by) % 10);
-        return !isValidCnpj(cnpj.slice(0, at) + changed + cnpj.slice(at + 1));
-      }),
+      fc.property(
+        validCnpj,
+        fc.integer({ min: 12, max: 13 }),
+        fc.integer({ min: 1, max: 9 }),
+        (cnpj, at, by) => {
+          const changed = String((Number(cnpj[at]) + by) % 10);
+          return !isValidCnpj(cnpj.slice(0, at) + changed + cnpj.slice(at + 1));
+        },
+      ),
     );
   });
 

@@ -39,8 +39,6 @@ describe("isValidEmail: a sane address of at most 254 characters (customer.email
   });
 
   it("never accepts more than 254 characters", () => {
-    fc.assert(
-      fc.property(fc.emailAddress(), (value) => value.length <= 254 || !isValidEmail(value)),
-    );
+    fc.assert(fc.property(fc.emailAddress(), (value) => value.length <= 254 || !isValidEmail(value)));
   });
 });

@@ -1,12 +1,12 @@
-export { isValidCardNumber, isValidCvv, isValidExpiry, isLuhnValid, cardBrand, cardLast4 } from "./card.js";
 export type { CardBrand } from "./card.js";
+export { cardBrand, cardLast4, isLuhnValid, isValidCardNumber, isValidCvv, isValidExpiry } from "./card.js";
 export { isValidCep } from "./cep.js";
 export { isValidCnpj } from "./cnpj.js";
 export { isValidCpf } from "./cpf.js";
 export { isValidEmail } from "./email.js";
 export { isValidIpv4 } from "./ipv4.js";
 export { isValidPhone } from "./phone.js";
-export { PIX_KEY_TYPES, isValidPixKey, pixKeyTypeOf } from "./pix-key.js";
 export type { PixKeyType } from "./pix-key.js";
-export { UF_CODES, isValidUf } from "./uf.js";
+export { isValidPixKey, PIX_KEY_TYPES, pixKeyTypeOf } from "./pix-key.js";
 export type { Uf } from "./uf.js";
+export { isValidUf, UF_CODES } from "./uf.js";

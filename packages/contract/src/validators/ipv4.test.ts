@@ -35,7 +35,10 @@ describe("isValidIpv4: a dotted quad, each part 0-255, no leading zeros (DESIGN.
   it("accepts exactly the strings that are four canonical numbers 0-255", () => {
     const canonical = (value: string) => {
       const parts = value.split(".");
-      return parts.length === 4 && parts.every((part) => /^\d{1,3}$/.test(part) && String(Number(part)) === part && Number(part) <= 255);
+      return (
+        parts.length === 4 &&
+        parts.every((part) => /^\d{1,3}$/.test(part) && String(Number(part)) === part && Number(part) <= 255)
+      );
     };
     fc.assert(fc.property(fc.string(), (value) => isValidIpv4(value) === canonical(value)));
   });

@@ -40,7 +40,7 @@ describe("isValidPixKey: the key matches its pixKeyType (DESIGN.md, PIX keys)", 
     ["EVP", "123e4567-e12b-12d1-a456-42665544000g", "a non-hex character"],
     ["EVP", "{123e4567-e12b-12d1-a456-426655440000}", "braces"],
     ["EVP", "123e4567-e12b-12d1-a456-4266554400000", "13 digits in the last group"],
-  ] as const)("rejects a %s key %j (%s)", (type, key) => {
+  ] as const)("rejects a %s key %j (%s)", (type, key, _reason) => {
     expect(isValidPixKey(type, key)).toBe(false);
   });
 

@@ -5,7 +5,11 @@ import { isValidUf, UF_CODES } from "./uf.js";
 describe("isValidUf: one of the 27 state codes (DESIGN.md, Customer)", () => {
   it("lists the same 27 codes as the library's table of states", () => {
     expect(UF_CODES).toHaveLength(27);
-    expect([...UF_CODES].sort()).toEqual(getStates().map((state) => state.code).sort());
+    expect([...UF_CODES].sort()).toEqual(
+      getStates()
+        .map((state) => state.code)
+        .sort(),
+    );
   });
 
   it.each(UF_CODES.map((code) => [code]))("accepts %s", (code) => {
