@@ -1,0 +1,16 @@
+export { isPaykitThreeDSError, PaykitThreeDSError, type ThreeDSErrorCode } from "./errors.js";
+export { type LoadScriptOptions, loadScript } from "./load-script.js";
+export { type HandlePendingThreeDSOptions, handlePendingThreeDS } from "./three-ds.js";
+export type {
+  AcquirerChallengeParams,
+  AcquirerThreeDS,
+  AcquirerThreeDSSession,
+  ThreeDSCard,
+  ThreeDSChallengeData,
+  ThreeDSCustomer,
+  ThreeDSEvent,
+  ThreeDSEventType,
+  ThreeDSPayinResponse,
+  ThreeDSResult,
+  ThreeDSStatus,
+} from "./types.js";

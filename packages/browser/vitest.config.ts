@@ -1,0 +1,30 @@
+import { defineProject } from "vitest/config";
+
+export default defineProject({
+  resolve: { conditions: ["@paykit/source"] },
+  test: {
+    name: "browser",
+    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    // Builds the ESM, CJS and IIFE output once into test-results/build for the size, tree-shaking and e2e tests.
+    globalSetup: ["./test/global-setup.ts"],
+    // Files that need a DOM say `// @vitest-environment happy-dom`; these settings then apply.
+    environmentOptions: {
+      happyDOM: {
+        url: "https://shop.example/checkout",
+        settings: {
+          // Deliberate: happy-dom never fetches or runs an acquirer script. With file loading disabled it
+          // fires `load` on every script tag as it is connected (handleDisabledFileLoadingAsSuccess, no console
+          // noise); test/acquirer-network.ts holds that event back so each test plays the network itself:
+          // load (after defining its fake AcquirerThreeDS), error, or silence for a timeout.
+          disableJavaScriptFileLoading: true,
+          handleDisabledFileLoadingAsSuccess: true,
+        },
+      },
+    },
+    typecheck: {
+      enabled: true,
+      include: ["src/**/*.test-d.ts", "test/**/*.test-d.ts"],
+      tsconfig: "./tsconfig.json",
+    },
+  },
+});
