@@ -1,0 +1,266 @@
+import {
+  DEFAULT_FEES,
+  DEFAULT_PAYOUT_LIMITS,
+  type FeeSchedule,
+  type KnownPayoutStatus,
+  type PayinFeeRule,
+  type PaymentMethod,
+  type PayoutLimits,
+} from "@paykit/contract";
+import { ApiError } from "./http.js";
+import { constantTimeEqual, randomString } from "./ids.js";
+import type { PayoutRecord } from "./records.js";
+
+/** How an account's payouts are approved: at once, or in the merchant dashboard (the control API). */
+export type PayoutApproval = "automatic" | "manual";
+
+/** Fee schedule overrides of an account: any field, and any method's payin rule. */
+export type FeeOverrides = Omit<Partial<FeeSchedule>, "payin"> & {
+  payin?: Partial<Record<PaymentMethod, PayinFeeRule>>;
+};
+
+/** Options of a new mock account (`POST /_mock/accounts`, DESIGN.md section 6). */
+export interface CreateAccountParams {
+  /** Whether the merchant's KYC is approved; without it every request is 403. @default true */
+  kycApproved?: boolean;
+  /** Whether card payins are enabled (the extra KYC). @default true */
+  creditCardEnabled?: boolean;
+  /** How payouts are approved. @default "automatic" */
+  payoutApproval?: PayoutApproval;
+  /** Whether payouts move one step per second on their own; defaults to the server's mode. */
+  autoAdvance?: boolean;
+  /** Opening balance in cents, available at once. @default 0 */
+  balance?: number;
+  /** A Standard Webhooks secret (`whsec_…`); deliveries are signed when set. */
+  webhookSecret?: string;
+  /** Fee schedule overrides. @default DEFAULT_FEES */
+  fees?: FeeOverrides;
+  /** Payout limit overrides, in cents. @default DEFAULT_PAYOUT_LIMITS */
+  limits?: Partial<PayoutLimits>;
+  /** Test mode: every webhook is delivered twice (same `webhook-id`). @default false */
+  webhookDuplicates?: boolean;
+  /** Test mode: webhooks are held briefly and delivered newest first. @default false */
+  webhookOutOfOrder?: boolean;
+  /** Fixed public key (`pk_test_…`); random when absent. */
+  publicKey?: string;
+  /** Fixed secret key (`sk_test_…`); random when absent. */
+  secretKey?: string;
+}
+
+/** Settings that `updateAccount` may change on an existing account. */
+export type UpdateAccountParams = Omit<CreateAccountParams, "balance" | "publicKey" | "secretKey">;
+
+/** The key pair of a mock account, as `POST /_mock/accounts` answers it. */
+export interface AccountKeys {
+  accountId: string;
+  publicKey: string;
+  secretKey: string;
+}
+
+/** The balance of an account in cents (DESIGN.md section 2, Balance). */
+export interface AccountBalance {
+  /** What a payout may take now: approved net − unreleased reserves − payouts still debited. */
+  available: number;
+  /** Card reserves not yet released. */
+  reserved: number;
+  /** Payouts in AWAITING_APPROVAL, APPROVED, PENDING or PROCESSING. */
+  pending: number;
+}
+
+/** An account's settings and balance, as `GET /_mock/accounts/{id}` answers them. */
+export interface AccountView {
+  accountId: string;
+  publicKey: string;
+  kycApproved: boolean;
+  creditCardEnabled: boolean;
+  payoutApproval: PayoutApproval;
+  autoAdvance: boolean;
+  /** Whether deliveries are signed; the secret itself is never echoed. */
+  webhookSigned: boolean;
+  webhookDuplicates: boolean;
+  webhookOutOfOrder: boolean;
+  fees: FeeSchedule;
+  limits: PayoutLimits;
+  balance: AccountBalance;
+}
+
+const IN_FLIGHT: ReadonlySet<string> = new Set<KnownPayoutStatus>([
+  "AWAITING_APPROVAL",
+  "APPROVED",
+  "PENDING",
+  "PROCESSING",
+]);
+const DEBITING: ReadonlySet<string> = new Set<KnownPayoutStatus>([
+  ...IN_FLIGHT,
+  "COMPLETED",
+] as KnownPayoutStatus[]);
+
+/** A merchant account of the mock: keys, settings, running balance totals and its payouts. */
+export class Account {
+  kycApproved: boolean;
+  creditCardEnabled: boolean;
+  payoutApproval: PayoutApproval;
+  autoAdvance: boolean | null;
+  webhookSecret: string | null;
+  webhookDuplicates: boolean;
+  webhookOutOfOrder: boolean;
+  fees: FeeSchedule;
+  limits: PayoutLimits;
+  /** The account's own PIX key, which its payins' BR Codes pay into. */
+  readonly merchantPixKey: string = crypto.randomUUID();
+
+  // Running totals, so the balance check of a payout never scans (DESIGN.md section 2, Balance).
+  openingBalance: number;
+  approvedNet = 0;
+  reserved = 0;
+  debited = 0;
+  inFlight = 0;
+
+  /** Payouts sorted by id, which is time-ordered: newest last. */
+  readonly payouts: PayoutRecord[] = [];
+  readonly payoutsById = new Map<string, PayoutRecord>();
+  readonly payoutsByReference = new Map<string, PayoutRecord>();
+  readonly payoutStatusCounts = new Map<string, number>();
+
+  constructor(
+    readonly id: string,
+    readonly publicKey: string,
+    readonly secretKey: string,
+    params: CreateAccountParams,
+  ) {
+    this.kycApproved = params.kycApproved ?? true;
+    this.creditCardEnabled = params.creditCardEnabled ?? true;
+    this.payoutApproval = params.payoutApproval ?? "automatic";
+    this.autoAdvance = params.autoAdvance ?? null;
+    this.webhookSecret = params.webhookSecret ?? null;
+    this.webhookDuplicates = params.webhookDuplicates ?? false;
+    this.webhookOutOfOrder = params.webhookOutOfOrder ?? false;
+    this.fees = mergeFees(DEFAULT_FEES, params.fees);
+    this.limits = { ...DEFAULT_PAYOUT_LIMITS, ...params.limits };
+    this.openingBalance = params.balance ?? 0;
+  }
+
+  /** Applies changed settings. */
+  update(params: UpdateAccountParams): void {
+    if (params.kycApproved !== undefined) this.kycApproved = params.kycApproved;
+    if (params.creditCardEnabled !== undefined) this.creditCardEnabled = params.creditCardEnabled;
+    if (params.payoutApproval !== undefined) this.payoutApproval = params.payoutApproval;
+    if (params.autoAdvance !== undefined) this.autoAdvance = params.autoAdvance;
+    if (params.webhookSecret !== undefined) this.webhookSecret = params.webhookSecret;
+    if (params.webhookDuplicates !== undefined) this.webhookDuplicates = params.webhookDuplicates;
+    if (params.webhookOutOfOrder !== undefined) this.webhookOutOfOrder = params.webhookOutOfOrder;
+    if (params.fees !== undefined) this.fees = mergeFees(this.fees, params.fees);
+    if (params.limits !== undefined) this.limits = { ...this.limits, ...params.limits };
+  }
+
+  /** The balance now. */
+  balance(): AccountBalance {
+    return {
+      available: this.openingBalance + this.approvedNet - this.reserved - this.debited,
+      reserved: this.reserved,
+      pending: this.inFlight,
+    };
+  }
+
+  /** Books a payout's move between statuses: debits, gives back, and keeps the status counts. */
+  bookPayoutStatus(payout: PayoutRecord, from: KnownPayoutStatus | null, to: KnownPayoutStatus): void {
+    if (from !== null) {
+      this.payoutStatusCounts.set(from, (this.payoutStatusCounts.get(from) ?? 1) - 1);
+      if (DEBITING.has(from)) this.debited -= payout.amount;
+      if (IN_FLIGHT.has(from)) this.inFlight -= payout.amount;
+    }
+    this.payoutStatusCounts.set(to, (this.payoutStatusCounts.get(to) ?? 0) + 1);
+    if (DEBITING.has(to)) this.debited += payout.amount;
+    if (IN_FLIGHT.has(to)) this.inFlight += payout.amount;
+  }
+
+  /** Adds a payout in id order; an append unless the clock was set back. */
+  insertPayout(payout: PayoutRecord): void {
+    const list = this.payouts;
+    const last = list[list.length - 1];
+    if (last === undefined || last.id < payout.id) {
+      list.push(payout);
+    } else {
+      let lo = 0;
+      let hi = list.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (list[mid]!.id < payout.id) lo = mid + 1;
+        else hi = mid;
+      }
+      list.splice(lo, 0, payout);
+    }
+    this.payoutsById.set(payout.id, payout);
+    this.payoutsByReference.set(payout.referenceId, payout);
+  }
+}
+
+function mergeFees(base: FeeSchedule, patch: FeeOverrides | undefined): FeeSchedule {
+  const payin = { ...base.payin };
+  for (const [method, rule] of Object.entries(patch?.payin ?? {}))
+    if (rule) payin[method as PaymentMethod] = rule;
+  return { ...base, ...patch, payin };
+}
+
+/** A new mock key pair: `pk_test_`/`sk_test_`, never `_live_` (DESIGN.md section 2, Authentication). */
+export function newKeyPair(): { publicKey: string; secretKey: string } {
+  return { publicKey: `pk_test_${randomString(24)}`, secretKey: `sk_test_${randomString(32)}` };
+}
+
+/** Reads `Authorization: Basic base64(pk:sk)`; null when absent or malformed. */
+export function parseBasicAuth(header: string | undefined): { publicKey: string; secretKey: string } | null {
+  if (header === undefined || header.length > 1024) return null;
+  const match = /^Basic\s+([A-Za-z0-9+/=]+)\s*$/i.exec(header);
+  if (!match?.[1]) return null;
+  let decoded: string;
+  try {
+    decoded = atob(match[1]);
+  } catch {
+    return null;
+  }
+  const colon = decoded.indexOf(":");
+  if (colon <= 0) return null;
+  return { publicKey: decoded.slice(0, colon), secretKey: decoded.slice(colon + 1) };
+}
+
+/** The account a request's credentials belong to; 401 UNAUTHORIZED / 403 KYC_NOT_APPROVED otherwise. */
+export function authenticate(header: string | undefined, byPublicKey: ReadonlyMap<string, Account>): Account {
+  const credentials = parseBasicAuth(header);
+  const account = credentials ? byPublicKey.get(credentials.publicKey) : undefined;
+  // Compare against a dummy when the public key is unknown, so timing does not tell which part failed.
+  const ok = constantTimeEqual(
+    credentials?.secretKey ?? "",
+    account?.secretKey ?? "sk_test_unknown_account_key",
+  );
+  if (!credentials || !account || !ok) {
+    throw new ApiError(
+      "UNAUTHORIZED",
+      "invalid or missing credentials: send Authorization: Basic base64(publicKey:secretKey)",
+    );
+  }
+  if (!account.kycApproved) {
+    throw new ApiError(
+      "KYC_NOT_APPROVED",
+      "the account's KYC is not approved; no request is accepted until it is",
+    );
+  }
+  return account;
+}
+
+/** The settings and balance of an account, as the control API shows them. */
+export function accountView(account: Account, serverAutoAdvance: boolean): AccountView {
+  return {
+    accountId: account.id,
+    publicKey: account.publicKey,
+    kycApproved: account.kycApproved,
+    creditCardEnabled: account.creditCardEnabled,
+    payoutApproval: account.payoutApproval,
+    autoAdvance: account.autoAdvance ?? serverAutoAdvance,
+    webhookSigned: account.webhookSecret !== null,
+    webhookDuplicates: account.webhookDuplicates,
+    webhookOutOfOrder: account.webhookOutOfOrder,
+    fees: account.fees,
+    limits: account.limits,
+    balance: account.balance(),
+  };
+}

@@ -1,0 +1,106 @@
+import { IsoDateTime, PAYMENT_METHODS, PIX_KEY_TYPES } from "@paykit/contract";
+import * as z from "zod/mini";
+
+// Shapes of the mock's own control API (DESIGN.md sections 3 and 6). They are not wire shapes of the
+// service, so they live here rather than in @paykit/contract.
+
+const FeeRule = z.union([
+  z.strictObject({ percentBps: z.int().check(z.gte(0), z.lte(10_000)) }),
+  z.strictObject({ flatCents: z.int().check(z.gte(0)) }),
+]);
+const Fees = z.strictObject({
+  payin: z.optional(z.partialRecord(z.enum(PAYMENT_METHODS), FeeRule)),
+  payoutFlatCents: z.optional(z.int().check(z.gte(0))),
+  cardReserveBps: z.optional(z.int().check(z.gte(0), z.lte(10_000))),
+  cardReserveDays: z.optional(z.int().check(z.gte(0))),
+});
+const Limits = z.strictObject({
+  nightMaxCents: z.optional(z.int().check(z.gte(0))),
+  dayMaxCents: z.optional(z.int().check(z.gte(0))),
+});
+const settings = {
+  kycApproved: z.optional(z.boolean()),
+  creditCardEnabled: z.optional(z.boolean()),
+  payoutApproval: z.optional(z.enum(["automatic", "manual"])),
+  autoAdvance: z.optional(z.boolean()),
+  webhookSecret: z.optional(
+    z
+      .string()
+      .check(z.regex(/^whsec_[A-Za-z0-9+/]{16,}={0,2}$/, { error: "must be whsec_ followed by base64" })),
+  ),
+  fees: z.optional(Fees),
+  limits: z.optional(Limits),
+  webhookDuplicates: z.optional(z.boolean()),
+  webhookOutOfOrder: z.optional(z.boolean()),
+};
+
+/** Body of `POST /_mock/accounts`. */
+export const CreateAccountBody = z.strictObject({
+  ...settings,
+  balance: z.optional(z.int().check(z.gte(0))),
+  publicKey: z.optional(
+    z
+      .string()
+      .check(
+        z.regex(/^pk_test_[A-Za-z0-9_]{8,100}$/, { error: "must be pk_test_ and 8-100 letters or digits" }),
+      ),
+  ),
+  secretKey: z.optional(
+    z
+      .string()
+      .check(
+        z.regex(/^sk_test_[A-Za-z0-9_]{8,100}$/, { error: "must be sk_test_ and 8-100 letters or digits" }),
+      ),
+  ),
+});
+
+/** Body of `POST /_mock/accounts/{id}/settings`. */
+export const UpdateAccountBody = z.strictObject(settings);
+
+/** Body of `POST /_mock/payins/{id}/authorize`. */
+export const AuthorizeBody = z.strictObject({ approve: z.boolean() });
+
+/** Body of `POST /_mock/payins/{id}/three-ds`. */
+export const ThreeDSBody = z.strictObject({ outcome: z.enum(["AUTHENTICATED", "REJECTED"]) });
+
+/** Body of `POST /_mock/payouts/{id}/fail`. */
+export const FailBody = z.strictObject({ status: z.optional(z.enum(["FAILED", "REFUSED"])) });
+
+/** Body of `POST /_mock/clock`. */
+export const ClockBody = z.strictObject({
+  now: z.optional(IsoDateTime),
+  advanceMs: z.optional(z.int().check(z.gte(0))),
+});
+
+/** Body of `POST /_mock/faults`. */
+export const FaultBody = z.strictObject({
+  method: z.optional(z.string().check(z.regex(/^[A-Za-z]{1,10}$/, { error: "must be an HTTP method" }))),
+  path: z.string().check(z.regex(/^\/\S*$/, { error: "must start with /" })),
+  status: z.optional(z.int().check(z.gte(400), z.lte(599))),
+  code: z.optional(z.string().check(z.minLength(1), z.maxLength(100))),
+  times: z.optional(z.int().check(z.gte(1))),
+  latencyMs: z.optional(z.int().check(z.gte(0), z.lte(120_000))),
+  dropResponse: z.optional(z.boolean()),
+});
+
+/** Body of `POST /_mock/rate-limit`: `{ limit: null }` switches it off. */
+export const RateLimitBody = z.strictObject({
+  limit: z.nullable(z.int().check(z.gte(1))),
+  windowMs: z.optional(z.int().check(z.gte(1))),
+});
+
+/** Body of `POST /_mock/pix-keys`. */
+export const PixKeyBody = z.strictObject({
+  key: z.string().check(z.minLength(1), z.maxLength(77)),
+  type: z.enum(PIX_KEY_TYPES),
+  name: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+  document: z.optional(z.string()),
+  ispb: z.optional(z.string().check(z.regex(/^\d{8}$/, { error: "must be 8 digits" }))),
+});
+
+/** Body the challenge page posts to `/_mock/acquirer/challenge`. */
+export const ChallengeBody = z.strictObject({
+  tx: z.string().check(z.minLength(1), z.maxLength(100)),
+  session: z.nullable(z.string().check(z.maxLength(200))),
+  action: z.enum(["approve", "reject"]),
+});

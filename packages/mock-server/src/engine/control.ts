@@ -1,0 +1,279 @@
+import { type ErrorDetail, type Payin, type Payout, validate } from "@paykit/contract";
+import type * as z from "zod/mini";
+import {
+  type AccountKeys,
+  type AccountView,
+  accountView,
+  type CreateAccountParams,
+  type UpdateAccountParams,
+} from "./accounts.js";
+import {
+  ClockBody,
+  CreateAccountBody,
+  FaultBody,
+  PixKeyBody,
+  RateLimitBody,
+  UpdateAccountBody,
+} from "./control-schemas.js";
+import type { Fault, FaultParams, RateLimitParams } from "./faults.js";
+import { ApiError } from "./http.js";
+import type { WebhookDelivery } from "./outbox.js";
+import {
+  authorizePayin,
+  completeThreeDS,
+  expirePayin,
+  payinOf,
+  payPayin,
+  type ThreeDSOutcome,
+} from "./payins.js";
+import { payoutControl } from "./payouts.js";
+import type { PixKeyEntry, RegisterPixKeyParams } from "./pix-directory.js";
+import { payinJson, payoutJson } from "./records.js";
+import type { MockState } from "./state.js";
+
+/** The mock's clock as `GET /_mock/clock` answers it. */
+export interface ClockView {
+  /** ISO 8601 mock time. */
+  now: string;
+}
+
+/** How to move the mock clock: to a moment, or forward by some milliseconds. */
+export interface SetClockParams {
+  /** The new mock time (ISO 8601 string, Date or epoch ms); it keeps moving with real time. */
+  now?: string | Date | number;
+  /** Move forward by this many ms (after `now`, when both are given). */
+  advanceMs?: number;
+}
+
+/**
+ * The control API of the mock as typed methods (DESIGN.md section 3). Two implementations share it:
+ * direct calls on an in-process engine, and HTTP calls to `/_mock/*` of a running mock.
+ * Every failure rejects with a {@link MockControlError} carrying the service's error body.
+ */
+export interface MockControl {
+  /** Opens an account (`POST /_mock/accounts`) and answers its key pair. */
+  createAccount(params?: CreateAccountParams): Promise<AccountKeys>;
+  /** An account's settings and balance (`GET /_mock/accounts/{id}`). */
+  getAccount(accountId: string): Promise<AccountView>;
+  /** Changes an account's settings (`POST /_mock/accounts/{id}/settings`). */
+  updateAccount(accountId: string, params: UpdateAccountParams): Promise<AccountView>;
+  /** The customer pays a PIX or BOLETO payin: PENDING → APPROVED, with its webhook. */
+  payPayin(payinId: string): Promise<Payin>;
+  /** The customer's open finance decision: APPROVED or REFUSED. */
+  authorizePayin(payinId: string, approve: boolean): Promise<Payin>;
+  /** A pending payin expires now. */
+  expirePayin(payinId: string): Promise<Payin>;
+  /** Completes a card payin's 3DS challenge without a browser (tests of the server side). */
+  completeThreeDS(payinId: string, outcome: ThreeDSOutcome): Promise<Payin>;
+  /** The dashboard approves a payout awaiting approval. */
+  approvePayout(payoutId: string): Promise<Payout>;
+  /** The dashboard rejects a payout awaiting approval: CANCELED, amount returned. */
+  rejectPayout(payoutId: string): Promise<Payout>;
+  /** One processing step: PENDING/APPROVED → PROCESSING → COMPLETED (or the magic keys' outcome). */
+  advancePayout(payoutId: string): Promise<Payout>;
+  /** The bank rejects a PROCESSING payout: FAILED (default) or REFUSED, amount returned. */
+  failPayout(payoutId: string, status?: "FAILED" | "REFUSED"): Promise<Payout>;
+  /** The receiving bank returns a COMPLETED payout: REFUNDED, amount returned. */
+  refundPayout(payoutId: string): Promise<Payout>;
+  /** The mock clock. */
+  clock(): Promise<ClockView>;
+  /** Sets or advances the mock clock; due expiries, reserve releases and retries run at once. */
+  setClock(params: SetClockParams): Promise<ClockView>;
+  /** The webhook delivery log, oldest first, optionally of one account. */
+  webhooks(accountId?: string): Promise<WebhookDelivery[]>;
+  /** Runs every waiting retry now; resolves with the deliveries attempted once they settled. */
+  flushWebhooks(): Promise<WebhookDelivery[]>;
+  /** Sends a delivery again now (a fresh cycle of 8 attempts). */
+  redeliverWebhook(deliveryId: string): Promise<WebhookDelivery>;
+  /** Injects a fault into the next matching requests. */
+  addFault(fault: FaultParams): Promise<Fault>;
+  /** The faults still armed. */
+  faults(): Promise<Fault[]>;
+  /** Removes every fault. */
+  clearFaults(): Promise<void>;
+  /** Switches the rate limit on (429 RATE_LIMITED with Retry-After) or off (`null`). */
+  setRateLimit(params: RateLimitParams | null): Promise<void>;
+  /** Registers a key in the PIX key directory. */
+  registerPixKey(params: RegisterPixKeyParams): Promise<PixKeyEntry>;
+  /** Every key of the PIX key directory. */
+  pixKeys(): Promise<PixKeyEntry[]>;
+  /** Back to the start state: the default account only (same keys), seed directory, real clock. */
+  reset(): Promise<void>;
+}
+
+/** A control call the mock refused: the status and error body it answered. */
+export class MockControlError extends Error {
+  override readonly name = "MockControlError";
+  /** HTTP status of the refusal. */
+  readonly status: number;
+  /** The error code (`NOT_FOUND`, `INVALID_DATA`, …). */
+  readonly code: string;
+  /** Failing fields, when any. */
+  readonly details: ErrorDetail[] | undefined;
+
+  constructor(status: number, code: string, message: string, details?: ErrorDetail[]) {
+    super(message);
+    this.status = status;
+    this.code = code;
+    this.details = details;
+  }
+}
+
+/** Checks a control call's input against its schema; `INVALID_DATA` with details otherwise. */
+function checked<S extends z.ZodMiniType>(schema: S, input: unknown): z.output<S> {
+  const result = validate(schema, input ?? {});
+  if (!result.success) throw new ApiError("INVALID_DATA", result.message, { details: result.details });
+  return result.data;
+}
+
+function isoOf(value: string | Date | number): string {
+  if (typeof value === "string") return value;
+  const date = new Date(value);
+  return Number.isNaN(date.getTime()) ? String(value) : date.toISOString();
+}
+
+/**
+ * The control operations on an engine's state: the one implementation behind both the direct
+ * {@link MockControl} and the `/_mock` routes. Errors are thrown as the service's `ApiError`.
+ */
+export class ControlOperations {
+  constructor(private readonly state: MockState) {}
+
+  createAccount(params: CreateAccountParams = {}): AccountKeys {
+    return this.state.keysOf(this.state.createAccount(checked(CreateAccountBody, params)));
+  }
+  getAccount(accountId: string): AccountView {
+    return accountView(this.state.account(accountId), this.state.autoAdvance);
+  }
+  updateAccount(accountId: string, params: UpdateAccountParams): AccountView {
+    const account = this.state.account(accountId);
+    account.update(checked(UpdateAccountBody, params));
+    return accountView(account, this.state.autoAdvance);
+  }
+  payPayin(id: string): Payin {
+    return payinJson(payPayin(this.state, id));
+  }
+  authorizePayin(id: string, approve: boolean): Payin {
+    return payinJson(authorizePayin(this.state, id, approve));
+  }
+  expirePayin(id: string): Payin {
+    return payinJson(expirePayin(this.state, id));
+  }
+  completeThreeDS(id: string, outcome: ThreeDSOutcome): Payin {
+    const payin = payinOf(this.state, null, id);
+    completeThreeDS(this.state, payin, outcome);
+    return payinJson(payin);
+  }
+  approvePayout(id: string): Payout {
+    return payoutJson(payoutControl.approve(this.state, id));
+  }
+  rejectPayout(id: string): Payout {
+    return payoutJson(payoutControl.reject(this.state, id));
+  }
+  advancePayout(id: string): Payout {
+    return payoutJson(payoutControl.advance(this.state, id));
+  }
+  failPayout(id: string, status?: "FAILED" | "REFUSED"): Payout {
+    return payoutJson(payoutControl.fail(this.state, id, status));
+  }
+  refundPayout(id: string): Payout {
+    return payoutJson(payoutControl.refund(this.state, id));
+  }
+  clock(): ClockView {
+    return { now: new Date(this.state.clock.now()).toISOString() };
+  }
+  setClock(params: SetClockParams): ClockView {
+    const input = checked(ClockBody, {
+      ...params,
+      now: params.now === undefined ? undefined : isoOf(params.now),
+    });
+    if (input.now !== undefined) {
+      const zoned = /(Z|[+-]\d{2}:?\d{2})$/.test(input.now) ? input.now : `${input.now}Z`;
+      this.state.clock.set(Date.parse(zoned.includes("T") ? zoned : `${input.now}T00:00:00Z`));
+    }
+    if (input.advanceMs !== undefined) this.state.clock.advance(input.advanceMs);
+    this.state.scheduler.runDue();
+    this.state.scheduler.arm();
+    return this.clock();
+  }
+  webhooks(accountId?: string): WebhookDelivery[] {
+    return this.state.outbox.list(accountId);
+  }
+  flushWebhooks(): Promise<WebhookDelivery[]> {
+    return this.state.outbox.flush();
+  }
+  redeliverWebhook(id: string): Promise<WebhookDelivery> {
+    return this.state.outbox.redeliver(id);
+  }
+  addFault(fault: FaultParams): Fault {
+    return this.state.faults.add(checked(FaultBody, fault));
+  }
+  faults(): Fault[] {
+    return this.state.faults.list();
+  }
+  clearFaults(): void {
+    this.state.faults.clear();
+  }
+  setRateLimit(params: RateLimitParams | null): void {
+    if (params === null) this.state.rateLimiter.set(null);
+    else {
+      const input = checked(RateLimitBody, params);
+      this.state.rateLimiter.set(
+        input.limit === null ? null : { limit: input.limit, windowMs: input.windowMs },
+      );
+    }
+  }
+  rateLimit(): RateLimitParams | null {
+    return this.state.rateLimiter.get();
+  }
+  registerPixKey(params: RegisterPixKeyParams): PixKeyEntry {
+    return this.state.directory.register(checked(PixKeyBody, params));
+  }
+  pixKeys(): PixKeyEntry[] {
+    return this.state.directory.list();
+  }
+  reset(): void {
+    this.state.reset();
+  }
+}
+
+/** Runs an operation and turns its `ApiError` into a rejected {@link MockControlError}. */
+async function call<T>(operation: () => T | Promise<T>): Promise<T> {
+  try {
+    return await operation();
+  } catch (error) {
+    if (error instanceof ApiError)
+      throw new MockControlError(error.status, error.code, error.message, error.details);
+    throw error;
+  }
+}
+
+/** The {@link MockControl} of an in-process engine: direct calls, no HTTP. */
+export function directControl(ops: ControlOperations): MockControl {
+  return {
+    createAccount: (params) => call(() => ops.createAccount(params)),
+    getAccount: (id) => call(() => ops.getAccount(id)),
+    updateAccount: (id, params) => call(() => ops.updateAccount(id, params)),
+    payPayin: (id) => call(() => ops.payPayin(id)),
+    authorizePayin: (id, approve) => call(() => ops.authorizePayin(id, approve)),
+    expirePayin: (id) => call(() => ops.expirePayin(id)),
+    completeThreeDS: (id, outcome) => call(() => ops.completeThreeDS(id, outcome)),
+    approvePayout: (id) => call(() => ops.approvePayout(id)),
+    rejectPayout: (id) => call(() => ops.rejectPayout(id)),
+    advancePayout: (id) => call(() => ops.advancePayout(id)),
+    failPayout: (id, status) => call(() => ops.failPayout(id, status)),
+    refundPayout: (id) => call(() => ops.refundPayout(id)),
+    clock: () => call(() => ops.clock()),
+    setClock: (params) => call(() => ops.setClock(params)),
+    webhooks: (accountId) => call(() => ops.webhooks(accountId)),
+    flushWebhooks: () => call(() => ops.flushWebhooks()),
+    redeliverWebhook: (id) => call(() => ops.redeliverWebhook(id)),
+    addFault: (fault) => call(() => ops.addFault(fault)),
+    faults: () => call(() => ops.faults()),
+    clearFaults: () => call(() => ops.clearFaults()),
+    setRateLimit: (params) => call(() => ops.setRateLimit(params)),
+    registerPixKey: (params) => call(() => ops.registerPixKey(params)),
+    pixKeys: () => call(() => ops.pixKeys()),
+    reset: () => call(() => ops.reset()),
+  };
+}

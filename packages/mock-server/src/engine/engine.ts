@@ -1,0 +1,106 @@
+import type { AccountKeys } from "./accounts.js";
+import { ControlOperations, directControl, type MockControl } from "./control.js";
+import { ApiError, type EngineRequest, type EngineResponse, errorResponse, MAX_BODY_BYTES } from "./http.js";
+import { Router } from "./router.js";
+import { allRoutes, checkAdminToken } from "./routes.js";
+import { type EngineOptions, MockState } from "./state.js";
+import { errorWebResponse, readWebRequest, tooLarge, toWebResponse } from "./web.js";
+
+/**
+ * The mock payment service as one fetch-style handler over in-memory state. Transports (node:http,
+ * msw) are thin adapters over {@link MockEngine.dispatch}.
+ */
+export interface MockEngine {
+  /**
+   * Answers a web `Request` like the service would. A `dropResponse` fault answers
+   * `Response.error()` (a network error) after the handler ran.
+   */
+  handle(request: Request): Promise<Response>;
+  /** Answers an already-read request; what transports call. */
+  dispatch(request: EngineRequest): Promise<EngineResponse>;
+  /** The control API as direct calls. */
+  readonly control: MockControl;
+  /** The default account's keys (the same after every reset). */
+  readonly account: AccountKeys;
+  /** Stops every timer (payout steps, expiries, webhook retries). Idempotent. */
+  close(): void;
+}
+
+/** Options of {@link createEngine}. */
+export interface CreateEngineOptions extends EngineOptions {
+  /** Called with every unexpected error (answered as 500 INTERNAL_ERROR). @default nothing */
+  onError?: (error: unknown) => void;
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function bodyBytes(text: string): number {
+  // A UTF-16 string of n units is at most 3n UTF-8 bytes: count only when that could pass the limit.
+  return text.length * 3 <= MAX_BODY_BYTES ? text.length : new TextEncoder().encode(text).byteLength;
+}
+
+/**
+ * Creates a mock engine: a default account (KYC approved, cards enabled, automatic payout approval,
+ * 1000000 cents), the seed PIX directory and a clock at real time.
+ *
+ * @example
+ * const engine = createEngine({ autoAdvance: false });
+ * const auth = "Basic " + btoa(`${engine.account.publicKey}:${engine.account.secretKey}`);
+ * const res = await engine.handle(new Request("http://mock.test/payout?limit=5", { headers: { authorization: auth } }));
+ * engine.close();
+ */
+export function createEngine(options: CreateEngineOptions = {}): MockEngine {
+  const state = new MockState(options);
+  const ops = new ControlOperations(state);
+  const router = new Router(allRoutes(state, ops));
+  const onError = options.onError;
+
+  async function dispatch(req: EngineRequest): Promise<EngineResponse> {
+    try {
+      state.scheduler.runDue();
+      if (req.body !== null && bodyBytes(req.body) > MAX_BODY_BYTES) throw tooLarge();
+      let drop = false;
+      if (!req.path.startsWith("/_mock/")) {
+        const fault = state.faults.take(req.method, req.path);
+        if (fault) {
+          if (fault.latencyMs > 0) await sleep(fault.latencyMs);
+          if (fault.error) throw fault.error;
+          drop = fault.drop;
+        }
+      }
+      const { route, params } = router.match(req.method, req.path);
+      if (route.kind === "api") state.rateLimiter.check(req.header("authorization") ?? "", Date.now());
+      if (route.kind === "control" && state.adminToken !== undefined) checkAdminToken(req, state.adminToken);
+      const response = await route.handle({ req, params });
+      if (drop) response.drop = true;
+      return response;
+    } catch (error) {
+      if (error instanceof ApiError) return errorResponse(error);
+      onError?.(error);
+      return errorResponse(
+        new ApiError("INTERNAL_ERROR", "the mock failed unexpectedly; this is a bug in @paykit/mock-server"),
+      );
+    }
+  }
+
+  return {
+    async handle(request) {
+      let req: EngineRequest;
+      try {
+        req = await readWebRequest(request);
+      } catch (error) {
+        if (error instanceof ApiError) return errorWebResponse(error);
+        throw error;
+      }
+      return toWebResponse(await dispatch(req));
+    },
+    dispatch,
+    control: directControl(ops),
+    get account() {
+      return state.keysOf(state.defaultAccount);
+    },
+    close() {
+      state.close();
+    },
+  };
+}

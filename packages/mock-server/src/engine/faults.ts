@@ -1,0 +1,141 @@
+import { ERROR_STATUS, isKnownErrorCode } from "@paykit/contract";
+import { ApiError } from "./http.js";
+
+/** A fault to inject into the next matching requests (DESIGN.md section 6). */
+export interface FaultParams {
+  /** HTTP method to match. @default any */
+  method?: string;
+  /** Path to match exactly (query ignored); a trailing `*` matches a prefix. */
+  path: string;
+  /** Answer this error status without running the handler. */
+  status?: number;
+  /** Error code of that answer. @default by status: INTERNAL_ERROR for 5xx, the decided code otherwise */
+  code?: string;
+  /** How many matching requests it applies to. @default 1 */
+  times?: number;
+  /** Delay before answering, in ms; alone, the handler runs after it. */
+  latencyMs?: number;
+  /** Run the handler (its effect is kept), then cut the connection without an answer. */
+  dropResponse?: boolean;
+}
+
+/** A fault as stored, with its id and the uses left. */
+export interface Fault extends FaultParams {
+  id: string;
+  times: number;
+}
+
+/** What a matched fault asks the engine to do. */
+export interface FaultAction {
+  latencyMs: number;
+  error: ApiError | null;
+  drop: boolean;
+}
+
+const CODE_BY_STATUS: Record<number, string> = {
+  400: "INVALID_DATA",
+  401: "UNAUTHORIZED",
+  403: "KYC_NOT_APPROVED",
+  404: "NOT_FOUND",
+  405: "METHOD_NOT_ALLOWED",
+  413: "PAYLOAD_TOO_LARGE",
+  415: "UNSUPPORTED_MEDIA_TYPE",
+  429: "RATE_LIMITED",
+};
+
+/** The injected faults, matched in the order they were added. */
+export class Faults {
+  #faults: Fault[] = [];
+  #seq = 0;
+
+  add(params: FaultParams): Fault {
+    const fault: Fault = { ...params, id: `flt_${++this.#seq}`, times: params.times ?? 1 };
+    if (fault.method) fault.method = fault.method.toUpperCase();
+    this.#faults.push(fault);
+    return { ...fault };
+  }
+
+  list(): Fault[] {
+    return this.#faults.map((f) => ({ ...f }));
+  }
+
+  clear(): void {
+    this.#faults = [];
+  }
+
+  /** Takes one use of the first fault matching the request, if any. */
+  take(method: string, path: string): FaultAction | null {
+    if (this.#faults.length === 0) return null;
+    const index = this.#faults.findIndex((f) => matches(f, method, path));
+    if (index === -1) return null;
+    const fault = this.#faults[index]!;
+    fault.times -= 1;
+    if (fault.times <= 0) this.#faults.splice(index, 1);
+    return {
+      latencyMs: fault.latencyMs ?? 0,
+      error: fault.status !== undefined ? faultError(fault.status, fault.code) : null,
+      drop: fault.dropResponse === true && fault.status === undefined,
+    };
+  }
+}
+
+function matches(fault: Fault, method: string, path: string): boolean {
+  if (fault.method && fault.method !== method) return false;
+  if (fault.path.endsWith("*")) return path.startsWith(fault.path.slice(0, -1));
+  return fault.path === path;
+}
+
+function faultError(status: number, code: string | undefined): ApiError {
+  const chosen = code ?? CODE_BY_STATUS[status] ?? (status >= 500 ? "INTERNAL_ERROR" : "INVALID_DATA");
+  const headers = status === 429 ? { "retry-after": "1" } : undefined;
+  const matchesStatus = isKnownErrorCode(chosen) && ERROR_STATUS[chosen] === status;
+  return new ApiError(chosen, `injected fault: ${matchesStatus ? chosen : `${status} ${chosen}`}`, {
+    status,
+    headers,
+  });
+}
+
+/** A fixed-window request limit per credential (off unless switched on through the control API). */
+export interface RateLimitParams {
+  /** Requests allowed per window. */
+  limit: number;
+  /** Window length in ms. @default 1000 */
+  windowMs?: number;
+}
+
+/** Counts API requests per credential and refuses the excess with 429 RATE_LIMITED and Retry-After. */
+export class RateLimiter {
+  #params: Required<RateLimitParams> | null = null;
+  #windows = new Map<string, { start: number; count: number }>();
+
+  set(params: RateLimitParams | null): void {
+    this.#params = params ? { limit: params.limit, windowMs: params.windowMs ?? 1000 } : null;
+    this.#windows.clear();
+  }
+
+  get(): RateLimitParams | null {
+    return this.#params ? { ...this.#params } : null;
+  }
+
+  /** Throws RATE_LIMITED when `key` has spent its window. */
+  check(key: string, nowMs: number): void {
+    const params = this.#params;
+    if (params === null) return;
+    let window = this.#windows.get(key);
+    if (!window || nowMs - window.start >= params.windowMs) {
+      window = { start: nowMs, count: 0 };
+      this.#windows.set(key, window);
+    }
+    window.count += 1;
+    if (window.count > params.limit) {
+      const retryAfter = Math.max(1, Math.ceil((window.start + params.windowMs - nowMs) / 1000));
+      throw new ApiError(
+        "RATE_LIMITED",
+        `too many requests: at most ${params.limit} per ${params.windowMs} ms`,
+        {
+          headers: { "retry-after": String(retryAfter) },
+        },
+      );
+    }
+  }
+}

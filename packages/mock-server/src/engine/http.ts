@@ -1,0 +1,109 @@
+import { ERROR_STATUS, type ErrorDetail, type KnownErrorCode } from "@paykit/contract";
+
+/** Largest request body the service takes, in bytes (DESIGN.md section 2: 413 over 1 MiB). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * A request as the engine sees it, already read off its transport: the node:http adapter builds one
+ * without allocating a web `Request`, which keeps POST /payin fast (bench/run.mjs).
+ */
+export interface EngineRequest {
+  /** Upper-case HTTP method. */
+  method: string;
+  /** Path below the mock's base URL, starting with `/`, without the query. */
+  path: string;
+  /** The raw query string without `?` (empty when none). */
+  query: string;
+  /** Absolute base URL the client reached the mock at (origin plus any path prefix), no trailing slash. */
+  base: string;
+  /** A request header by its lower-case name. */
+  header(name: string): string | undefined;
+  /** The body as text; `null` when the request had none. */
+  body: string | null;
+}
+
+/** An answer of the engine, before a transport writes it. */
+export interface EngineResponse {
+  /** HTTP status. */
+  status: number;
+  /** Response headers, lower-case names. */
+  headers: Record<string, string>;
+  /** Body text or bytes; `null` for none. */
+  body: string | Uint8Array | null;
+  /** A `dropResponse` fault matched: the transport cuts the connection instead of answering. */
+  drop?: boolean;
+}
+
+const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" } as const;
+
+/** A JSON answer. */
+export function json(status: number, value: unknown, headers?: Record<string, string>): EngineResponse {
+  return {
+    status,
+    headers: headers ? { ...JSON_HEADERS, ...headers } : { ...JSON_HEADERS },
+    body: JSON.stringify(value),
+  };
+}
+
+/** An error the service answers with its decided body `{ code, message, details? }` (DESIGN.md section 2). */
+export class ApiError extends Error {
+  override readonly name = "ApiError";
+  /** HTTP status of the answer. */
+  readonly status: number;
+  /** Stable error code. */
+  readonly code: string;
+  /** Failing fields of an `INVALID_DATA` answer. */
+  readonly details: ErrorDetail[] | undefined;
+  /** Extra response headers (`Retry-After`, `Allow`). */
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(
+    code: KnownErrorCode | (string & {}),
+    message: string,
+    options: { status?: number; details?: ErrorDetail[]; headers?: Record<string, string> } = {},
+  ) {
+    super(message);
+    this.code = code;
+    this.status = options.status ?? ERROR_STATUS[code as KnownErrorCode] ?? 500;
+    this.details = options.details;
+    this.headers = options.headers;
+  }
+}
+
+/** An `INVALID_DATA` error naming one field. */
+export function invalidData(path: string, message: string): ApiError {
+  return new ApiError("INVALID_DATA", `${path} ${message}`, { details: [{ path, message }] });
+}
+
+/** The JSON answer of an {@link ApiError}. */
+export function errorResponse(error: ApiError): EngineResponse {
+  const body: { code: string; message: string; details?: ErrorDetail[] } = {
+    code: error.code,
+    message: error.message,
+  };
+  if (error.details) body.details = error.details;
+  return json(error.status, body, error.headers);
+}
+
+/** Whether a content type is JSON (`application/json` or `application/*+json`, any parameters). */
+export function isJsonContentType(value: string | undefined): boolean {
+  if (!value) return false;
+  const semi = value.indexOf(";");
+  const type = (semi === -1 ? value : value.slice(0, semi)).trim().toLowerCase();
+  return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));
+}
+
+/** Parses a JSON request body, answering `INVALID_DATA` for malformed JSON. */
+export function parseJsonBody(text: string | null): unknown {
+  if (text === null || text.length === 0)
+    throw new ApiError("INVALID_DATA", "the request body must be a JSON object", {
+      details: [{ path: "", message: "is required" }],
+    });
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ApiError("INVALID_DATA", "the request body is not valid JSON", {
+      details: [{ path: "", message: "is not valid JSON" }],
+    });
+  }
+}

@@ -1,0 +1,278 @@
+import { WEBHOOK_HEADERS, WEBHOOK_RETRY_DELAYS_MS, WEBHOOK_TIMEOUT_MS } from "@paykit/contract";
+import { Webhook } from "standardwebhooks";
+import type { MockClock } from "./clock.js";
+import { ApiError } from "./http.js";
+import type { UlidFactory } from "./ids.js";
+import { type ScheduledTask, type Scheduler, unrefTimer } from "./scheduler.js";
+
+/** One attempt to deliver a webhook: when (mock clock), the receiver's status, or what went wrong. */
+export interface WebhookAttempt {
+  /** ISO 8601 time of the attempt on the mock clock. */
+  at: string;
+  /** The receiver's HTTP status; null when no answer came. */
+  statusCode: number | null;
+  /** Why the attempt failed without an answer (timeout, connection refused…); null otherwise. */
+  error: string | null;
+}
+
+/** An entry of the delivery log (DESIGN.md section 6, Webhooks). */
+export interface WebhookDelivery {
+  /** Delivery id (`wh_…`), for `redeliverWebhook`. */
+  id: string;
+  /** The `webhook-id` header: the same on every retry of this event. */
+  webhookId: string;
+  accountId: string;
+  resource: "payin" | "payout";
+  resourceId: string;
+  /** The resource status this event reports. */
+  status: string;
+  url: string;
+  /** `pending` until a 2xx arrives (`delivered`) or the 8 attempts are spent (`failed`). */
+  state: "pending" | "delivered" | "failed";
+  attempts: WebhookAttempt[];
+}
+
+/** The receiving side of deliveries: `fetch` or a stand-in (tests inject one). */
+export type WebhookFetch = (url: string, init: RequestInit) => Promise<Response>;
+
+interface DeliveryState {
+  entry: WebhookDelivery;
+  payload: string;
+  secret: string | null;
+  duplicate: boolean;
+  /** Attempts of the current cycle; a redelivery starts a new cycle of 8. */
+  cycleAttempts: number;
+  retry: ScheduledTask | null;
+  inFlight: Promise<void> | null;
+}
+
+/** What a new event carries: its resource, status, destination and body. */
+export interface WebhookEvent {
+  accountId: string;
+  resource: "payin" | "payout";
+  resourceId: string;
+  status: string;
+  url: string;
+  body: unknown;
+  secret: string | null;
+  duplicate: boolean;
+  outOfOrder: boolean;
+}
+
+const MAX_ATTEMPTS = WEBHOOK_RETRY_DELAYS_MS.length + 1;
+// Out-of-order mode holds events this long (real time), then sends the batch newest first.
+const OUT_OF_ORDER_HOLD_MS = 50;
+
+/**
+ * The webhook outbox: every status change becomes a delivery that is retried on the mock clock until
+ * the receiver answers 2xx, so a receiver that is down never loses an event (DESIGN.md section 2).
+ */
+export class Outbox {
+  readonly #deliveries: DeliveryState[] = [];
+  readonly #byId = new Map<string, DeliveryState>();
+  readonly #signers = new Map<string, Webhook>();
+  #held: DeliveryState[] = [];
+  #holdTimer: ReturnType<typeof setTimeout> | undefined;
+  #closed = false;
+
+  constructor(
+    private readonly clock: MockClock,
+    private readonly scheduler: Scheduler,
+    private readonly ids: UlidFactory,
+    private readonly fetcher: () => WebhookFetch,
+    private readonly timeoutMs: number = WEBHOOK_TIMEOUT_MS,
+  ) {}
+
+  /** Queues an event and starts its first attempt (at once, or after the hold in out-of-order mode). */
+  enqueue(event: WebhookEvent): WebhookDelivery {
+    const ulid = this.ids.next(this.clock.now());
+    const state: DeliveryState = {
+      entry: {
+        id: `wh_${ulid}`,
+        webhookId: `msg_${ulid}`,
+        accountId: event.accountId,
+        resource: event.resource,
+        resourceId: event.resourceId,
+        status: event.status,
+        url: event.url,
+        state: "pending",
+        attempts: [],
+      },
+      payload: JSON.stringify(event.body),
+      secret: event.secret,
+      duplicate: event.duplicate,
+      cycleAttempts: 0,
+      retry: null,
+      inFlight: null,
+    };
+    this.#deliveries.push(state);
+    this.#byId.set(state.entry.id, state);
+    if (event.outOfOrder) this.#hold(state);
+    else this.#start(state);
+    return state.entry;
+  }
+
+  /** The delivery log, oldest first, optionally for one account. */
+  list(accountId?: string): WebhookDelivery[] {
+    const out: WebhookDelivery[] = [];
+    for (const d of this.#deliveries)
+      if (accountId === undefined || d.entry.accountId === accountId) out.push(copy(d.entry));
+    return out;
+  }
+
+  /** Runs every waiting retry (and held event) now and resolves once every attempt has settled. */
+  async flush(): Promise<WebhookDelivery[]> {
+    await this.idle();
+    this.#releaseHeld();
+    const started: DeliveryState[] = [];
+    for (const d of this.#deliveries) {
+      if (d.entry.state === "pending" && d.inFlight === null) {
+        if (d.retry) d.retry.cancelled = true;
+        d.retry = null;
+        this.#start(d);
+        started.push(d);
+      }
+    }
+    await this.idle();
+    return started.map((d) => copy(d.entry));
+  }
+
+  /** Sends a delivery again now, with a fresh cycle of retries; resolves after the attempt. */
+  async redeliver(id: string): Promise<WebhookDelivery> {
+    const d = this.#byId.get(id);
+    if (!d) throw new ApiError("NOT_FOUND", `webhook delivery ${id} does not exist`);
+    if (d.inFlight) await d.inFlight;
+    if (d.retry) d.retry.cancelled = true;
+    d.retry = null;
+    d.cycleAttempts = 0;
+    d.entry.state = "pending";
+    this.#start(d);
+    await d.inFlight;
+    return copy(d.entry);
+  }
+
+  /** Resolves once no attempt is in flight. */
+  async idle(): Promise<void> {
+    for (;;) {
+      const pending = this.#deliveries.flatMap((d) => (d.inFlight ? [d.inFlight] : []));
+      if (pending.length === 0) return;
+      await Promise.all(pending);
+    }
+  }
+
+  /** Forgets every delivery (reset). */
+  clear(): void {
+    for (const d of this.#deliveries) if (d.retry) d.retry.cancelled = true;
+    this.#deliveries.length = 0;
+    this.#byId.clear();
+    this.#held = [];
+    if (this.#holdTimer !== undefined) clearTimeout(this.#holdTimer);
+    this.#holdTimer = undefined;
+  }
+
+  /** Stops scheduling (engine closed); attempts in flight finish without retries. */
+  close(): void {
+    this.#closed = true;
+    this.clear();
+  }
+
+  #hold(d: DeliveryState): void {
+    this.#held.push(d);
+    if (this.#holdTimer === undefined) {
+      this.#holdTimer = setTimeout(() => this.#releaseHeld(), OUT_OF_ORDER_HOLD_MS);
+      unrefTimer(this.#holdTimer);
+    }
+  }
+
+  #releaseHeld(): void {
+    if (this.#holdTimer !== undefined) clearTimeout(this.#holdTimer);
+    this.#holdTimer = undefined;
+    const held = this.#held.reverse();
+    this.#held = [];
+    for (const d of held) this.#start(d);
+  }
+
+  #start(d: DeliveryState): void {
+    if (this.#closed) return;
+    const run = async (): Promise<void> => {
+      const delivered = await this.#attempt(d);
+      if (delivered && d.duplicate) await this.#attempt(d);
+    };
+    d.inFlight = run().finally(() => {
+      d.inFlight = null;
+    });
+  }
+
+  async #attempt(d: DeliveryState): Promise<boolean> {
+    const at = new Date(this.clock.now()).toISOString();
+    const wallSeconds = Math.floor(Date.now() / 1000);
+    const headers: Record<string, string> = {
+      "content-type": "application/json",
+      "user-agent": "paykit-mock-webhooks/0.1",
+      [WEBHOOK_HEADERS.id]: d.entry.webhookId,
+      [WEBHOOK_HEADERS.timestamp]: String(wallSeconds),
+    };
+    if (d.secret)
+      headers[WEBHOOK_HEADERS.signature] = this.#signer(d.secret).sign(
+        d.entry.webhookId,
+        new Date(wallSeconds * 1000),
+        d.payload,
+      );
+    let statusCode: number | null = null;
+    let error: string | null = null;
+    try {
+      const response = await this.fetcher()(d.entry.url, {
+        method: "POST",
+        headers,
+        body: d.payload,
+        redirect: "manual",
+        signal: AbortSignal.timeout(this.timeoutMs),
+      });
+      statusCode = response.status;
+      await response.arrayBuffer().catch(() => undefined);
+      if (statusCode === 0) error = "the receiver answered a redirect, which is not followed";
+    } catch (cause) {
+      error = describeFailure(cause, this.timeoutMs);
+    }
+    const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
+    d.entry.attempts.push({ at, statusCode: statusCode === 0 ? null : statusCode, error });
+    d.cycleAttempts += 1;
+    if (ok) {
+      d.entry.state = "delivered";
+    } else if (d.entry.state !== "delivered") {
+      if (d.cycleAttempts >= MAX_ATTEMPTS) {
+        d.entry.state = "failed";
+      } else if (!this.#closed && this.#byId.get(d.entry.id) === d) {
+        const delay = WEBHOOK_RETRY_DELAYS_MS[d.cycleAttempts - 1] ?? 0;
+        d.retry = this.scheduler.schedule(this.clock.now() + delay, () => {
+          d.retry = null;
+          if (d.inFlight === null) this.#start(d);
+        });
+      }
+    }
+    return ok;
+  }
+
+  #signer(secret: string): Webhook {
+    let signer = this.#signers.get(secret);
+    if (!signer) {
+      signer = new Webhook(secret);
+      this.#signers.set(secret, signer);
+    }
+    return signer;
+  }
+}
+
+function describeFailure(cause: unknown, timeoutMs: number): string {
+  if (cause instanceof Error) {
+    if (cause.name === "TimeoutError" || cause.name === "AbortError")
+      return `no answer within ${timeoutMs} ms`;
+    const code = (cause.cause as { code?: unknown } | undefined)?.code;
+    return typeof code === "string" ? `${cause.message} (${code})` : cause.message;
+  }
+  return String(cause);
+}
+
+function copy(entry: WebhookDelivery): WebhookDelivery {
+  return { ...entry, attempts: entry.attempts.map((a) => ({ ...a })) };
+}

@@ -1,0 +1,310 @@
+import { validate } from "@paykit/contract";
+import type * as z from "zod/mini";
+import { boletoPdf } from "../pages/boleto-pdf.js";
+import { challengePage } from "../pages/challenge-page.js";
+import { openFinanceDonePage, openFinancePage } from "../pages/open-finance-page.js";
+import { threeDSScript } from "../pages/three-ds-script.js";
+import { authenticate } from "./accounts.js";
+import type { ControlOperations } from "./control.js";
+import { AuthorizeBody, ChallengeBody, FailBody, ThreeDSBody } from "./control-schemas.js";
+import {
+  ApiError,
+  type EngineRequest,
+  type EngineResponse,
+  isJsonContentType,
+  json,
+  parseJsonBody,
+} from "./http.js";
+import { constantTimeEqual } from "./ids.js";
+import { authorizePayin, completeThreeDS, createPayin, payinOf } from "./payins.js";
+import { createPayout, listPayouts, readListQuery } from "./payouts.js";
+import { payinCreatedJson, payinJson, payoutCreatedJson } from "./records.js";
+import type { Route } from "./router.js";
+import type { MockState } from "./state.js";
+
+const HTML = { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } as const;
+
+/** The JSON body of an API POST: 415 without a JSON content type, 400 when malformed. */
+function apiBody(req: EngineRequest): unknown {
+  if (!isJsonContentType(req.header("content-type"))) {
+    throw new ApiError("UNSUPPORTED_MEDIA_TYPE", "send the body as JSON with Content-Type: application/json");
+  }
+  return parseJsonBody(req.body);
+}
+
+/** The JSON body of a control call: may be empty; when a content type is sent it must be JSON. */
+function controlBody(req: EngineRequest): unknown {
+  if (req.body === null || req.body.trim().length === 0) return {};
+  const type = req.header("content-type");
+  if (type !== undefined && !isJsonContentType(type)) {
+    throw new ApiError("UNSUPPORTED_MEDIA_TYPE", "send the body as JSON with Content-Type: application/json");
+  }
+  return parseJsonBody(req.body);
+}
+
+function checked<S extends z.ZodMiniType>(schema: S, input: unknown): z.output<S> {
+  const result = validate(schema, input);
+  if (!result.success) throw new ApiError("INVALID_DATA", result.message, { details: result.details });
+  return result.data;
+}
+
+/** The admin token check of `--admin-token` (constant time). */
+export function checkAdminToken(req: EngineRequest, token: string): void {
+  const header = req.header("authorization") ?? "";
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match?.[1] || !constantTimeEqual(match[1], token)) {
+    throw new ApiError("UNAUTHORIZED", "the control API needs Authorization: Bearer <admin token>");
+  }
+}
+
+const ok = (value: unknown, status = 200): EngineResponse => json(status, value);
+
+/** The merchant API of the spec: POST/GET /payin, POST/GET /payout. */
+function apiRoutes(state: MockState): Route[] {
+  const auth = (req: EngineRequest) => authenticate(req.header("authorization"), state.accountsByPublicKey);
+  return [
+    {
+      method: "POST",
+      path: "/payin",
+      kind: "api",
+      handle: ({ req }) => {
+        const account = auth(req);
+        const payin = createPayin(state, account, apiBody(req), req.base);
+        return json(201, payinCreatedJson(payin, `${req.base}/_mock/acquirer/three-ds.js`));
+      },
+    },
+    {
+      method: "GET",
+      path: "/payin/:id",
+      kind: "api",
+      handle: ({ req, params }) => json(200, payinJson(payinOf(state, auth(req), params.id!))),
+    },
+    {
+      method: "POST",
+      path: "/payout",
+      kind: "api",
+      handle: ({ req }) => {
+        const account = auth(req);
+        return json(201, payoutCreatedJson(createPayout(state, account, apiBody(req))));
+      },
+    },
+    {
+      method: "GET",
+      path: "/payout",
+      kind: "api",
+      handle: ({ req }) => json(200, listPayouts(auth(req), readListQuery(req.query))),
+    },
+  ];
+}
+
+/** The control API of DESIGN.md section 3, each route one call of {@link ControlOperations}. */
+function controlRoutes(ops: ControlOperations): Route[] {
+  const route = (method: string, path: string, handle: Route["handle"]): Route => ({
+    method,
+    path,
+    kind: "control",
+    handle,
+  });
+  return [
+    route("POST", "/_mock/accounts", ({ req }) => ok(ops.createAccount(controlBody(req) as never), 201)),
+    route("GET", "/_mock/accounts/:id", ({ params }) => ok(ops.getAccount(params.id!))),
+    route("POST", "/_mock/accounts/:id/settings", ({ req, params }) =>
+      ok(ops.updateAccount(params.id!, controlBody(req) as never)),
+    ),
+    route("POST", "/_mock/payins/:id/pay", ({ params }) => ok(ops.payPayin(params.id!))),
+    route("POST", "/_mock/payins/:id/authorize", ({ req, params }) =>
+      ok(ops.authorizePayin(params.id!, checked(AuthorizeBody, controlBody(req)).approve)),
+    ),
+    route("POST", "/_mock/payins/:id/expire", ({ params }) => ok(ops.expirePayin(params.id!))),
+    route("POST", "/_mock/payins/:id/three-ds", ({ req, params }) =>
+      ok(ops.completeThreeDS(params.id!, checked(ThreeDSBody, controlBody(req)).outcome)),
+    ),
+    route("POST", "/_mock/payouts/:id/approve", ({ params }) => ok(ops.approvePayout(params.id!))),
+    route("POST", "/_mock/payouts/:id/reject", ({ params }) => ok(ops.rejectPayout(params.id!))),
+    route("POST", "/_mock/payouts/:id/advance", ({ params }) => ok(ops.advancePayout(params.id!))),
+    route("POST", "/_mock/payouts/:id/fail", ({ req, params }) =>
+      ok(ops.failPayout(params.id!, checked(FailBody, controlBody(req)).status)),
+    ),
+    route("POST", "/_mock/payouts/:id/refund", ({ params }) => ok(ops.refundPayout(params.id!))),
+    route("GET", "/_mock/clock", () => ok(ops.clock())),
+    route("POST", "/_mock/clock", ({ req }) => ok(ops.setClock(controlBody(req) as never))),
+    route("GET", "/_mock/webhooks", ({ req }) => {
+      const accountId = new URLSearchParams(req.query).get("accountId") ?? undefined;
+      return ok({ data: ops.webhooks(accountId || undefined) });
+    }),
+    route("POST", "/_mock/webhooks/flush", async () => ok({ data: await ops.flushWebhooks() })),
+    route("POST", "/_mock/webhooks/:id/redeliver", async ({ params }) =>
+      ok(await ops.redeliverWebhook(params.id!)),
+    ),
+    route("GET", "/_mock/faults", () => ok({ data: ops.faults() })),
+    route("POST", "/_mock/faults", ({ req }) => ok(ops.addFault(controlBody(req) as never), 201)),
+    route("DELETE", "/_mock/faults", () => {
+      ops.clearFaults();
+      return ok({ data: [] });
+    }),
+    route("POST", "/_mock/rate-limit", ({ req }) => {
+      ops.setRateLimit(controlBody(req) as never);
+      return ok({ rateLimit: ops.rateLimit() });
+    }),
+    route("GET", "/_mock/pix-keys", () => ok({ data: ops.pixKeys() })),
+    route("POST", "/_mock/pix-keys", ({ req }) => ok(ops.registerPixKey(controlBody(req) as never), 201)),
+    route("POST", "/_mock/reset", () => {
+      ops.reset();
+      return ok({ reset: true });
+    }),
+  ];
+}
+
+/** Customer-facing pages: boleto PDF, open finance bank page, the acquirer's 3DS script and challenge. */
+function pageRoutes(state: MockState): Route[] {
+  const openFinance = (id: string) => {
+    const payin = state.payins.get(id);
+    if (payin?.paymentMethod !== "OPEN_FINANCE")
+      throw new ApiError("NOT_FOUND", `no open finance payment ${id}`);
+    return payin;
+  };
+  return [
+    {
+      method: "GET",
+      path: "/_mock/boleto/:file",
+      kind: "page",
+      handle: ({ params }) => {
+        const id = params.file!.replace(/\.pdf$/, "");
+        const payin = state.payins.get(id);
+        if (!payin || payin.boletoBarcode === null)
+          throw new ApiError("NOT_FOUND", `no boleto ${params.file}`);
+        const customer = JSON.parse(payin.customerJson) as { name: string };
+        const pdf = boletoPdf({
+          payinId: payin.id,
+          line: payin.boletoBarcode,
+          amountCents: payin.amount,
+          dueDate: new Date(payin.createdAt + 3 * 86_400_000).toISOString().slice(0, 10),
+          payerName: customer.name,
+        });
+        return {
+          status: 200,
+          headers: {
+            "content-type": "application/pdf",
+            "content-disposition": `inline; filename="${payin.id}.pdf"`,
+          },
+          body: pdf,
+        };
+      },
+    },
+    {
+      method: "GET",
+      path: "/_mock/open-finance/:id",
+      kind: "page",
+      handle: ({ req, params }) => {
+        const payin = openFinance(params.id!);
+        const customer = JSON.parse(payin.customerJson) as { name: string };
+        const html = openFinancePage({
+          payinId: payin.id,
+          amountCents: payin.amount,
+          payerName: customer.name,
+          status: payin.status,
+          action: `${req.base}/_mock/open-finance/${payin.id}`,
+        });
+        return { status: 200, headers: { ...HTML }, body: html };
+      },
+    },
+    {
+      method: "POST",
+      path: "/_mock/open-finance/:id",
+      kind: "page",
+      handle: ({ req, params }) => {
+        const payin = openFinance(params.id!);
+        const type = req.header("content-type") ?? "";
+        const decision = isJsonContentType(type)
+          ? String((parseJsonBody(req.body) as { decision?: unknown } | null)?.decision ?? "")
+          : (new URLSearchParams(req.body ?? "").get("decision") ?? "");
+        if (decision !== "approve" && decision !== "deny") {
+          throw new ApiError("INVALID_DATA", "decision must be approve or deny", {
+            details: [{ path: "decision", message: "must be one of approve, deny" }],
+          });
+        }
+        authorizePayin(state, payin.id, decision === "approve");
+        return { status: 200, headers: { ...HTML }, body: openFinanceDonePage(payin.id, payin.status) };
+      },
+    },
+    {
+      method: "GET",
+      path: "/_mock/acquirer/three-ds.js",
+      kind: "page",
+      handle: ({ req }) => ({
+        status: 200,
+        headers: {
+          "content-type": "application/javascript; charset=utf-8",
+          "cache-control": "no-store",
+          "access-control-allow-origin": "*",
+          "cross-origin-resource-policy": "cross-origin",
+        },
+        body: threeDSScript(new URL(req.base).origin, req.base),
+      }),
+    },
+    {
+      method: "GET",
+      path: "/_mock/acquirer/challenge",
+      kind: "page",
+      handle: ({ req }) => {
+        const query = new URLSearchParams(req.query);
+        const tx = query.get("tx") ?? "";
+        const parentOrigin = originOf(query.get("origin"));
+        if (!state.payinsByThreeDSTransaction.has(tx))
+          throw new ApiError("NOT_FOUND", "no 3DS transaction with this id");
+        if (!parentOrigin) {
+          throw new ApiError("INVALID_DATA", "origin must be the http(s) origin of the checkout page", {
+            details: [{ path: "origin", message: "must be an http(s) origin" }],
+          });
+        }
+        return {
+          status: 200,
+          headers: { ...HTML, "content-security-policy": `frame-ancestors ${parentOrigin}` },
+          body: challengePage({
+            transactionId: tx,
+            parentOrigin,
+            endpoint: `${req.base}/_mock/acquirer/challenge`,
+          }),
+        };
+      },
+    },
+    {
+      method: "POST",
+      path: "/_mock/acquirer/challenge",
+      kind: "page",
+      handle: ({ req }) => {
+        const body = checked(ChallengeBody, apiBody(req));
+        const payin = state.payinsByThreeDSTransaction.get(body.tx);
+        if (!payin?.threeDS) throw new ApiError("NOT_FOUND", "no 3DS transaction with this id");
+        if (body.session === null || !constantTimeEqual(body.session, payin.threeDS.session)) {
+          throw new ApiError("INVALID_DATA", "the 3DS session does not match the transaction", {
+            details: [{ path: "session", message: "does not match the transaction" }],
+          });
+        }
+        const outcome = completeThreeDS(
+          state,
+          payin,
+          body.action === "approve" ? "AUTHENTICATED" : "REJECTED",
+        );
+        return json(200, { outcome, status: payin.status });
+      },
+    },
+  ];
+}
+
+// Only a plain http(s) origin may receive the challenge's messages (no path, no "null").
+function originOf(value: string | null): string | null {
+  if (!value) return null;
+  try {
+    const url = new URL(value);
+    if ((url.protocol !== "http:" && url.protocol !== "https:") || url.origin !== value) return null;
+    return url.origin;
+  } catch {
+    return null;
+  }
+}
+
+/** Every route of the mock. */
+export function allRoutes(state: MockState, ops: ControlOperations): Route[] {
+  return [...apiRoutes(state), ...controlRoutes(ops), ...pageRoutes(state)];
+}

@@ -1,0 +1,91 @@
+import type { MockClock } from "./clock.js";
+import { MinHeap } from "./heap.js";
+
+/** Work due at a moment of the mock clock (an expiry, a reserve release, a webhook retry). */
+export interface ScheduledTask {
+  at: number;
+  seq: number;
+  run: () => void;
+  cancelled: boolean;
+}
+
+// setTimeout takes at most a signed 32-bit delay.
+const MAX_TIMER_MS = 2_147_483_647;
+
+/**
+ * Runs work at mock-clock moments. Due work runs before every request and on a real timer armed for
+ * the earliest task, so a moved clock and a quiet server both see expiries and retries on time.
+ */
+export class Scheduler {
+  readonly #clock: MockClock;
+  readonly #heap = new MinHeap<ScheduledTask>();
+  #seq = 0;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #armedAt = Number.POSITIVE_INFINITY;
+  #stopped = false;
+
+  constructor(clock: MockClock) {
+    this.#clock = clock;
+  }
+
+  /** Runs `run` once the mock clock reaches `at` (epoch ms). */
+  schedule(at: number, run: () => void): ScheduledTask {
+    const task: ScheduledTask = { at, seq: this.#seq++, run, cancelled: false };
+    this.#heap.push(task);
+    if (at < this.#armedAt) this.arm();
+    return task;
+  }
+
+  /** Runs every task that is due on the mock clock, oldest first. */
+  runDue(): void {
+    const now = this.#clock.now();
+    for (let top = this.#heap.peek(); top !== undefined && top.at <= now; top = this.#heap.peek()) {
+      this.#heap.pop();
+      if (!top.cancelled) top.run();
+    }
+  }
+
+  /** Re-arms the real timer for the earliest task (after the clock moved or tasks were added). */
+  arm(): void {
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#armedAt = Number.POSITIVE_INFINITY;
+    if (this.#stopped) return;
+    let top = this.#heap.peek();
+    while (top?.cancelled) {
+      this.#heap.pop();
+      top = this.#heap.peek();
+    }
+    if (top === undefined) return;
+    const delay = Math.min(Math.max(0, top.at - this.#clock.now()), MAX_TIMER_MS);
+    this.#armedAt = top.at;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#armedAt = Number.POSITIVE_INFINITY;
+      this.runDue();
+      this.arm();
+    }, delay);
+    unrefTimer(this.#timer);
+  }
+
+  /** Drops every task and the timer. */
+  clear(): void {
+    this.#heap.clear();
+    if (this.#timer !== undefined) clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#armedAt = Number.POSITIVE_INFINITY;
+  }
+
+  /** Stops for good (engine closed). */
+  stop(): void {
+    this.#stopped = true;
+    this.clear();
+  }
+}
+
+/** Keeps a timer from holding a Node process open; a no-op where timers are plain numbers. */
+export function unrefTimer(timer: unknown): void {
+  if (typeof timer === "object" && timer !== null && "unref" in timer && typeof timer.unref === "function") {
+    timer.unref();
+  }
+}

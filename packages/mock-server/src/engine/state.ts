@@ -1,0 +1,222 @@
+import { type KnownPayinStatus, type KnownPayoutStatus, WEBHOOK_TIMEOUT_MS } from "@paykit/contract";
+import { Account, type AccountKeys, type CreateAccountParams, newKeyPair } from "./accounts.js";
+import { MockClock } from "./clock.js";
+import { Faults, RateLimiter } from "./faults.js";
+import { ApiError } from "./http.js";
+import { UlidFactory } from "./ids.js";
+import { Outbox, type WebhookFetch } from "./outbox.js";
+import { PixDirectory, type RegisterPixKeyParams } from "./pix-directory.js";
+import { type PayinRecord, type PayoutRecord, payinWebhookJson, payoutJson } from "./records.js";
+import { Scheduler, unrefTimer } from "./scheduler.js";
+
+/** Options of a mock engine. */
+export interface EngineOptions {
+  /**
+   * Whether payouts move one processing step per `advanceIntervalMs` on their own; `false` is the
+   * CLI's `--manual`, leaving every step to the control API. An account's own `autoAdvance` wins.
+   * @default true
+   */
+  autoAdvance?: boolean;
+  /** Real time between two automatic payout steps, in ms. @default 1000 */
+  advanceIntervalMs?: number;
+  /**
+   * The default account created at start and after every reset: KYC approved, cards enabled,
+   * automatic approval, 1000000 cents available. Fix `publicKey`/`secretKey` here (`--default-keys`).
+   */
+  defaultAccount?: CreateAccountParams;
+  /** Sends webhook deliveries. @default globalThis.fetch */
+  fetch?: WebhookFetch;
+  /** How long a webhook receiver has to answer, in ms. @default 10000 */
+  webhookTimeoutMs?: number;
+  /** When set, every `/_mock` control call needs `Authorization: Bearer <adminToken>`. */
+  adminToken?: string;
+  /** PIX keys registered on top of the seed directory (also after a reset). */
+  pixKeys?: RegisterPixKeyParams[];
+  /** Real wall clock in epoch ms; the mock clock starts from it. @default Date.now */
+  now?: () => number;
+}
+
+/** The mock acquirer's ISPB in the end-to-end ids of its payouts (fictitious). */
+export const MOCK_ACQUIRER_ISPB = "99999004";
+
+const DEFAULT_ACCOUNT: CreateAccountParams = {
+  kycApproved: true,
+  creditCardEnabled: true,
+  payoutApproval: "automatic",
+  balance: 1_000_000,
+};
+
+/**
+ * The whole in-memory state of the mock service: accounts, payins, payouts, the PIX directory, the
+ * clock and its schedule, the webhook outbox and the faults. Single-threaded: every operation that
+ * checks and changes money runs without an `await` in between.
+ */
+export class MockState {
+  readonly clock: MockClock;
+  readonly scheduler: Scheduler;
+  readonly ids = new UlidFactory();
+  readonly directory = new PixDirectory();
+  readonly faults = new Faults();
+  readonly rateLimiter = new RateLimiter();
+  readonly outbox: Outbox;
+  readonly accounts = new Map<string, Account>();
+  readonly accountsByPublicKey = new Map<string, Account>();
+  readonly payins = new Map<string, PayinRecord>();
+  readonly payinsByThreeDSTransaction = new Map<string, PayinRecord>();
+  readonly autoAdvance: boolean;
+  readonly advanceIntervalMs: number;
+  readonly adminToken: string | undefined;
+  defaultAccount!: Account;
+  // The default account keeps its id and keys across resets.
+  readonly #defaultAccountId: string;
+  boletoSeq = 0;
+  /** Bumped by every reset so that timers of an older state do nothing. */
+  generation = 0;
+  readonly #advanceTimers = new Set<ReturnType<typeof setTimeout>>();
+  readonly #defaultParams: CreateAccountParams;
+  readonly #extraKeys: RegisterPixKeyParams[];
+  #closed = false;
+
+  constructor(options: EngineOptions = {}) {
+    this.clock = new MockClock(options.now);
+    this.scheduler = new Scheduler(this.clock);
+    const fetcher = options.fetch;
+    this.outbox = new Outbox(
+      this.clock,
+      this.scheduler,
+      this.ids,
+      () => fetcher ?? ((url, init) => globalThis.fetch(url, init)),
+      options.webhookTimeoutMs ?? WEBHOOK_TIMEOUT_MS,
+    );
+    this.autoAdvance = options.autoAdvance ?? true;
+    this.advanceIntervalMs = options.advanceIntervalMs ?? 1000;
+    this.adminToken = options.adminToken;
+    const fixed = options.defaultAccount ?? {};
+    const keys =
+      fixed.publicKey && fixed.secretKey
+        ? { publicKey: fixed.publicKey, secretKey: fixed.secretKey }
+        : newKeyPair();
+    this.#defaultParams = { ...DEFAULT_ACCOUNT, ...fixed, ...keys };
+    this.#extraKeys = options.pixKeys ?? [];
+    this.#defaultAccountId = `acct_${this.ids.next(this.clock.now())}`;
+    this.#start();
+  }
+
+  #start(): void {
+    for (const key of this.#extraKeys) this.directory.register(key);
+    this.defaultAccount = this.createAccount(this.#defaultParams, this.#defaultAccountId);
+  }
+
+  /** Back to the start state: only the default account (same keys), seed directory, real clock. */
+  reset(): void {
+    this.generation += 1;
+    for (const timer of this.#advanceTimers) clearTimeout(timer);
+    this.#advanceTimers.clear();
+    this.scheduler.clear();
+    this.outbox.clear();
+    this.faults.clear();
+    this.rateLimiter.set(null);
+    this.clock.reset();
+    this.accounts.clear();
+    this.accountsByPublicKey.clear();
+    this.payins.clear();
+    this.payinsByThreeDSTransaction.clear();
+    this.directory.reset();
+    this.boletoSeq = 0;
+    this.#start();
+  }
+
+  /** Stops every timer for good. */
+  close(): void {
+    this.#closed = true;
+    this.generation += 1;
+    for (const timer of this.#advanceTimers) clearTimeout(timer);
+    this.#advanceTimers.clear();
+    this.scheduler.stop();
+    this.outbox.close();
+  }
+
+  get closed(): boolean {
+    return this.#closed;
+  }
+
+  /** Opens an account and answers its key pair. */
+  createAccount(params: CreateAccountParams, id = `acct_${this.ids.next(this.clock.now())}`): Account {
+    const keys =
+      params.publicKey && params.secretKey
+        ? { publicKey: params.publicKey, secretKey: params.secretKey }
+        : newKeyPair();
+    if (this.accountsByPublicKey.has(keys.publicKey)) {
+      throw new ApiError("INVALID_DATA", "publicKey is already used by another account", {
+        details: [{ path: "publicKey", message: "is already used by another account" }],
+      });
+    }
+    const account = new Account(id, keys.publicKey, keys.secretKey, params);
+    this.accounts.set(account.id, account);
+    this.accountsByPublicKey.set(account.publicKey, account);
+    return account;
+  }
+
+  /** The account by id, or 404 NOT_FOUND. */
+  account(accountId: string): Account {
+    const account = this.accounts.get(accountId);
+    if (!account) throw new ApiError("NOT_FOUND", `account ${accountId} does not exist`);
+    return account;
+  }
+
+  /** The key pair of an account. */
+  keysOf(account: Account): AccountKeys {
+    return { accountId: account.id, publicKey: account.publicKey, secretKey: account.secretKey };
+  }
+
+  /** Whether an account's payouts move on their own. */
+  autoAdvanceOf(account: Account): boolean {
+    return account.autoAdvance ?? this.autoAdvance;
+  }
+
+  /** Runs `step` after the advance interval of real time, unless the state was reset or closed meanwhile. */
+  afterInterval(step: () => void): void {
+    if (this.#closed) return;
+    const generation = this.generation;
+    const timer = setTimeout(() => {
+      this.#advanceTimers.delete(timer);
+      if (generation === this.generation) step();
+    }, this.advanceIntervalMs);
+    unrefTimer(timer);
+    this.#advanceTimers.add(timer);
+  }
+
+  /** Sends the webhook of a payin's new status, when the payin has a `webhookUrl`. */
+  notifyPayin(payin: PayinRecord, status: KnownPayinStatus): void {
+    if (!payin.webhookUrl) return;
+    const account = this.accounts.get(payin.accountId);
+    this.outbox.enqueue({
+      accountId: payin.accountId,
+      resource: "payin",
+      resourceId: payin.id,
+      status,
+      url: payin.webhookUrl,
+      body: payinWebhookJson(payin),
+      secret: account?.webhookSecret ?? null,
+      duplicate: account?.webhookDuplicates ?? false,
+      outOfOrder: account?.webhookOutOfOrder ?? false,
+    });
+  }
+
+  /** Sends the webhook of a payout's new status, when the payout has a `webhookUrl`. */
+  notifyPayout(payout: PayoutRecord, status: KnownPayoutStatus): void {
+    if (!payout.webhookUrl) return;
+    const account = this.accounts.get(payout.accountId);
+    this.outbox.enqueue({
+      accountId: payout.accountId,
+      resource: "payout",
+      resourceId: payout.id,
+      status,
+      url: payout.webhookUrl,
+      body: payoutJson(payout),
+      secret: account?.webhookSecret ?? null,
+      duplicate: account?.webhookDuplicates ?? false,
+      outOfOrder: account?.webhookOutOfOrder ?? false,
+    });
+  }
+}

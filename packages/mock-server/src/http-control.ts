@@ -1,0 +1,91 @@
+import type { MockControl } from "./engine/control.js";
+import { MockControlError } from "./engine/control.js";
+
+/** Where a running mock is and how to reach its control API. */
+export interface HttpControlOptions {
+  /** Base URL of the mock (`http://127.0.0.1:4010`). */
+  url: string;
+  /** The `--admin-token` the mock was started with, if any. */
+  adminToken?: string;
+  /** HTTP client. @default globalThis.fetch */
+  fetch?: typeof fetch;
+}
+
+/**
+ * The {@link MockControl} of a mock in another process (the `paykit-mock` CLI): each method is one
+ * call of the `/_mock` HTTP control API.
+ *
+ * @example
+ * const control = createHttpControl({ url: "http://127.0.0.1:4010" });
+ * await control.payPayin("pi_01J…");
+ */
+export function createHttpControl(options: HttpControlOptions): MockControl {
+  const base = options.url.replace(/\/$/, "");
+  const doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
+  async function send<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const headers: Record<string, string> = {};
+    if (body !== undefined) headers["content-type"] = "application/json";
+    if (options.adminToken) headers.authorization = `Bearer ${options.adminToken}`;
+    const response = await doFetch(`${base}/_mock${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    const parsed = text ? (JSON.parse(text) as unknown) : undefined;
+    if (!response.ok) {
+      const error = (parsed ?? {}) as {
+        code?: string;
+        message?: string;
+        details?: MockControlError["details"];
+      };
+      throw new MockControlError(
+        response.status,
+        error.code ?? "UNKNOWN",
+        error.message ?? text,
+        error.details,
+      );
+    }
+    return parsed as T;
+  }
+  const id = encodeURIComponent;
+  return {
+    createAccount: (params) => send("POST", "/accounts", params ?? {}),
+    getAccount: (accountId) => send("GET", `/accounts/${id(accountId)}`),
+    updateAccount: (accountId, params) => send("POST", `/accounts/${id(accountId)}/settings`, params),
+    payPayin: (payinId) => send("POST", `/payins/${id(payinId)}/pay`),
+    authorizePayin: (payinId, approve) => send("POST", `/payins/${id(payinId)}/authorize`, { approve }),
+    expirePayin: (payinId) => send("POST", `/payins/${id(payinId)}/expire`),
+    completeThreeDS: (payinId, outcome) => send("POST", `/payins/${id(payinId)}/three-ds`, { outcome }),
+    approvePayout: (payoutId) => send("POST", `/payouts/${id(payoutId)}/approve`),
+    rejectPayout: (payoutId) => send("POST", `/payouts/${id(payoutId)}/reject`),
+    advancePayout: (payoutId) => send("POST", `/payouts/${id(payoutId)}/advance`),
+    failPayout: (payoutId, status) => send("POST", `/payouts/${id(payoutId)}/fail`, status ? { status } : {}),
+    refundPayout: (payoutId) => send("POST", `/payouts/${id(payoutId)}/refund`),
+    clock: () => send("GET", "/clock"),
+    setClock: (params) => {
+      const now =
+        params.now instanceof Date || typeof params.now === "number"
+          ? new Date(params.now).toISOString()
+          : params.now;
+      return send("POST", "/clock", { ...params, now });
+    },
+    webhooks: async (accountId) =>
+      (await send<{ data: never }>("GET", `/webhooks${accountId ? `?accountId=${id(accountId)}` : ""}`)).data,
+    flushWebhooks: async () => (await send<{ data: never }>("POST", "/webhooks/flush")).data,
+    redeliverWebhook: (deliveryId) => send("POST", `/webhooks/${id(deliveryId)}/redeliver`),
+    addFault: (fault) => send("POST", "/faults", fault),
+    faults: async () => (await send<{ data: never }>("GET", "/faults")).data,
+    clearFaults: async () => {
+      await send("DELETE", "/faults");
+    },
+    setRateLimit: async (params) => {
+      await send("POST", "/rate-limit", params ?? { limit: null });
+    },
+    registerPixKey: (params) => send("POST", "/pix-keys", params),
+    pixKeys: async () => (await send<{ data: never }>("GET", "/pix-keys")).data,
+    reset: async () => {
+      await send("POST", "/reset");
+    },
+  };
+}

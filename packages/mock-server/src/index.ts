@@ -1,0 +1,37 @@
+export type {
+  AccountBalance,
+  AccountKeys,
+  AccountView,
+  ClockView,
+  CreateAccountParams,
+  CreateEngineOptions,
+  EngineOptions,
+  EngineRequest,
+  EngineResponse,
+  Fault,
+  FaultParams,
+  FeeOverrides,
+  MockControl,
+  MockEngine,
+  PayoutApproval,
+  PixKeyEntry,
+  RateLimitParams,
+  RegisterPixKeyParams,
+  SetClockParams,
+  ThreeDSOutcome,
+  UpdateAccountParams,
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookFetch,
+} from "./engine/index.js";
+export {
+  createEngine,
+  MAGIC_CARDS,
+  MAGIC_PIX_KEYS,
+  MockControlError,
+  RISK_EMAIL_SUFFIX,
+  SEED_PIX_KEYS,
+  TEMPORARY_UNAVAILABLE_AMOUNT,
+} from "./engine/index.js";
+export { createHttpControl, type HttpControlOptions } from "./http-control.js";
+export { createMockServer, type MockServer, type MockServerOptions } from "./server.js";

@@ -1,0 +1,60 @@
+import { parseArgs } from "node:util";
+
+/** The options of the `paykit-mock` command line. */
+export interface CliOptions {
+  port: number;
+  host: string;
+  manual: boolean;
+  adminToken: string | undefined;
+  defaultKeys: { publicKey: string; secretKey: string } | undefined;
+}
+
+/** The usage text of `paykit-mock --help`. */
+export const USAGE = `Usage: paykit-mock [options]
+
+  --port <n>              port to listen on; 0 picks a free one (default 4010)
+  --host <address>        address to bind (default 127.0.0.1); any other needs --admin-token
+  --manual                payouts wait for the control API instead of moving each second
+  --admin-token <token>   /_mock control calls need Authorization: Bearer <token>
+  --default-keys <pk:sk>  fix the default account's keys (pk_test_…:sk_test_…)
+  --help                  show this text
+`;
+
+const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
+
+/** Reads the command line; throws an Error whose message is meant for the user. */
+export function parseCliArgs(argv: string[]): CliOptions | "help" {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      port: { type: "string" },
+      host: { type: "string" },
+      manual: { type: "boolean" },
+      "admin-token": { type: "string" },
+      "default-keys": { type: "string" },
+      help: { type: "boolean" },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) return "help";
+  const port = values.port === undefined ? 4010 : Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`--port must be 0-65535, got ${values.port}`);
+  const host = values.host ?? "127.0.0.1";
+  const adminToken = values["admin-token"];
+  if (adminToken !== undefined && adminToken.length < 8)
+    throw new Error("--admin-token must have at least 8 characters");
+  if (!LOOPBACK.has(host) && adminToken === undefined) {
+    throw new Error(`binding ${host} exposes the control API beyond this machine: add --admin-token <token>`);
+  }
+  let defaultKeys: CliOptions["defaultKeys"];
+  if (values["default-keys"] !== undefined) {
+    const [publicKey = "", secretKey = "", ...rest] = values["default-keys"].split(":");
+    if (rest.length > 0 || !/^pk_test_\w{8,100}$/.test(publicKey) || !/^sk_test_\w{8,100}$/.test(secretKey)) {
+      throw new Error("--default-keys must be pk_test_…:sk_test_… (the mock never uses live keys)");
+    }
+    defaultKeys = { publicKey, secretKey };
+  }
+  return { port, host, manual: values.manual ?? false, adminToken, defaultKeys };
+}

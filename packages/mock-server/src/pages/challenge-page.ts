@@ -1,0 +1,71 @@
+import { escapeHtml, page, scriptJson } from "./html.js";
+import { THREE_DS_MESSAGE_SOURCE } from "./three-ds-script.js";
+
+/** What the mock's 3DS challenge page needs. */
+export interface ChallengePageFields {
+  transactionId: string;
+  /** The origin of the page that opened the challenge: the only one messages go to and come from. */
+  parentOrigin: string;
+  /** Where the buttons post `{ tx, session, action }`. */
+  endpoint: string;
+}
+
+/**
+ * The challenge page loaded in the iframe: waits for the session from its parent (origin checked),
+ * then Approve / Reject post `{ tx, session, action }` to the mock and report the outcome to the
+ * parent; Cancel reports CANCELED without touching the payin.
+ */
+export function challengePage(fields: ChallengePageFields): string {
+  const body = `<h1>Verificação 3-D Secure</h1>
+<p>Confirme a compra no seu banco.</p>
+<dl>
+<dt>Valor</dt><dd id="amount">…</dd>
+<dt>Cartão</dt><dd id="card">…</dd>
+<dt>Transação</dt><dd>${escapeHtml(fields.transactionId)}</dd>
+</dl>
+<div class="actions">
+<button type="button" id="approve" class="primary" disabled>Aprovar</button>
+<button type="button" id="reject" class="danger" disabled>Recusar</button>
+<button type="button" id="cancel" disabled>Cancelar</button>
+</div>
+<p class="note" id="message"></p>`;
+  const script = `(function () {
+  "use strict";
+  var PARENT = ${scriptJson(fields.parentOrigin)};
+  var TX = ${scriptJson(fields.transactionId)};
+  var ENDPOINT = ${scriptJson(fields.endpoint)};
+  var SOURCE = ${scriptJson(THREE_DS_MESSAGE_SOURCE)};
+  var session = null;
+  var buttons = ["approve", "reject", "cancel"].map(function (id) { return document.getElementById(id); });
+  function enable(on) { buttons.forEach(function (b) { b.disabled = !on; }); }
+  function post(message) { message.source = SOURCE; window.parent.postMessage(message, PARENT); }
+  function reais(cents) { return "R$ " + (cents / 100).toFixed(2).replace(".", ","); }
+  window.addEventListener("message", function (event) {
+    if (event.origin !== PARENT || event.source !== window.parent) return;
+    var data = event.data;
+    if (!data || typeof data !== "object" || data.source !== SOURCE || data.type !== "session") return;
+    if (data.transactionId !== TX || typeof data.session !== "string") return;
+    session = data.session;
+    if (typeof data.amount === "number") document.getElementById("amount").textContent = reais(data.amount) + (data.installments > 1 ? " em " + data.installments + "x" : "");
+    if (data.last4) document.getElementById("card").textContent = "•••• " + String(data.last4).slice(-4);
+    enable(true);
+  });
+  function decide(action) {
+    if (action === "cancel") { post({ type: "result", outcome: "CANCELED" }); return; }
+    enable(false);
+    fetch(ENDPOINT, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ tx: TX, session: session, action: action }) })
+      .then(function (response) {
+        return response.json().then(function (body) {
+          if (response.ok) post({ type: "result", outcome: body.outcome });
+          else post({ type: "error", message: body && body.message ? body.message : "the challenge was refused" });
+        });
+      })
+      .catch(function () { post({ type: "error", message: "the challenge could not reach the acquirer" }); });
+  }
+  buttons[0].addEventListener("click", function () { decide("approve"); });
+  buttons[1].addEventListener("click", function () { decide("reject"); });
+  buttons[2].addEventListener("click", function () { decide("cancel"); });
+  post({ type: "ready" });
+})();`;
+  return page("3-D Secure: Paykit Mock Acquirer", body, script);
+}

@@ -1,0 +1,57 @@
+import type { AccountKeys } from "./engine/accounts.js";
+import type { MockControl } from "./engine/control.js";
+import { type CreateEngineOptions, createEngine, type MockEngine } from "./engine/engine.js";
+import { listen } from "./node/listen.js";
+
+/** Options of {@link createMockServer}: the engine's options plus where to listen. */
+export interface MockServerOptions extends CreateEngineOptions {
+  /** Port to listen on; 0 picks a free one. @default 0 */
+  port?: number;
+  /** Address to bind. @default "127.0.0.1" */
+  host?: string;
+}
+
+/** A running mock service for a test. */
+export interface MockServer {
+  /** Base URL of the mock, `http://127.0.0.1:PORT`: the client's `baseUrl`. */
+  url: string;
+  /** The default account's keys. */
+  account: AccountKeys;
+  /** The control API (direct calls on the engine). */
+  control: MockControl;
+  /** The engine behind the server. */
+  engine: MockEngine;
+  /** Stops the server and every timer. */
+  close(): Promise<void>;
+  /** `await using mock = await createMockServer()` closes it at scope end. */
+  [Symbol.asyncDispose](): Promise<void>;
+}
+
+/**
+ * Starts the mock payment service over node:http for a test: 127.0.0.1 on a free port, a default
+ * account with 1000000 cents, payouts moving a step per second unless `autoAdvance: false`.
+ *
+ * @example
+ * await using mock = await createMockServer({ autoAdvance: false });
+ * const paykit = new Paykit({ ...mock.account, baseUrl: mock.url });
+ * const payin = await paykit.payins.create(pixPayin);
+ * await mock.control.payPayin(payin.id);
+ */
+export async function createMockServer(options: MockServerOptions = {}): Promise<MockServer> {
+  const { port = 0, host = "127.0.0.1", ...engineOptions } = options;
+  const engine = createEngine(engineOptions);
+  const served = await listen(engine, port, host).catch((error: unknown) => {
+    engine.close();
+    throw error;
+  });
+  return {
+    url: served.url,
+    get account() {
+      return engine.account;
+    },
+    control: engine.control,
+    engine,
+    close: () => served.close(),
+    [Symbol.asyncDispose]: () => served.close(),
+  };
+}

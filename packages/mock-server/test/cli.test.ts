@@ -1,0 +1,82 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { once } from "node:events";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { parseCliArgs } from "../src/node/args.js";
+import { basic } from "./fixtures.js";
+
+const CLI = fileURLToPath(new URL("../src/node/cli.ts", import.meta.url));
+const TSX = fileURLToPath(new URL("../../../node_modules/.bin/tsx", import.meta.url));
+
+function start(args: string[]): { child: ChildProcess; lines: AsyncIterableIterator<string> } {
+  const child = spawn(TSX, ["--conditions=@paykit/source", CLI, ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
+  return { child, lines };
+}
+
+describe("paykit-mock (DESIGN.md section 3)", () => {
+  const children: ChildProcess[] = [];
+  afterEach(() => {
+    for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+  });
+
+  it("prints the listening line and the default keys, serves the API and stops on SIGTERM", async () => {
+    const { child, lines } = start([
+      "--port",
+      "0",
+      "--manual",
+      "--default-keys",
+      "pk_test_demo1234:sk_test_demo5678",
+    ]);
+    children.push(child);
+    const first = (await lines.next()).value as string;
+    expect(first).toMatch(/^Paykit mock listening on http:\/\/127\.0\.0\.1:\d+$/);
+    const url = first.slice("Paykit mock listening on ".length);
+    const rest = [(await lines.next()).value, (await lines.next()).value, (await lines.next()).value].join(
+      "\n",
+    );
+    expect(rest).toContain("pk_test_demo1234");
+    expect(rest).toContain("sk_test_demo5678");
+    const res = await fetch(`${url}/payout`, {
+      headers: { authorization: basic({ publicKey: "pk_test_demo1234", secretKey: "sk_test_demo5678" }) },
+    });
+    expect(res.status).toBe(200);
+    child.kill("SIGTERM");
+    const [code] = await once(child, "exit");
+    expect(code).toBe(0);
+  }, 20_000);
+
+  it("guards the control API with --admin-token", async () => {
+    const { child, lines } = start(["--port", "0", "--admin-token", "secret-token-1"]);
+    children.push(child);
+    const url = ((await lines.next()).value as string).slice("Paykit mock listening on ".length);
+    expect((await fetch(`${url}/_mock/clock`)).status).toBe(401);
+    expect(
+      (await fetch(`${url}/_mock/clock`, { headers: { authorization: "Bearer secret-token-1" } })).status,
+    ).toBe(200);
+    child.kill("SIGINT");
+    expect((await once(child, "exit"))[0]).toBe(0);
+  }, 20_000);
+
+  it.each([
+    [["--host", "0.0.0.0"], /--admin-token/],
+    [["--port", "70000"], /--port/],
+    [["--default-keys", "pk_live_x:sk_live_y"], /pk_test_/],
+    [["--bogus"], /bogus/],
+  ])("refuses %j", (args, message) => {
+    expect(() => parseCliArgs(args)).toThrow(message);
+  });
+
+  it("reads the defaults", () => {
+    expect(parseCliArgs([])).toEqual({
+      port: 4010,
+      host: "127.0.0.1",
+      manual: false,
+      adminToken: undefined,
+      defaultKeys: undefined,
+    });
+  });
+});

@@ -1,0 +1,164 @@
+import { setupServer } from "msw/node";
+import {
+  type CreateEngineOptions,
+  createEngine,
+  createHttpControl,
+  createMockServer,
+  type MockControl,
+} from "../src/index.js";
+import { createPaykitMock } from "../src/msw/index.js";
+
+/** One way of reaching the mock: the engine directly, node:http, or msw. */
+export interface Harness {
+  name: string;
+  /** Base URL the mock answers at (what a client would use as `baseUrl`). */
+  base: string;
+  /** Sends a request; a cut connection resolves `"dropped"`. */
+  send(path: string, init?: RequestInit): Promise<Response | "dropped">;
+  control: MockControl;
+  account: { accountId: string; publicKey: string; secretKey: string };
+  close(): Promise<void>;
+}
+
+export type TransportName = "engine" | "node" | "msw";
+
+const MSW_BASE = "https://api.paykit.test/v1";
+
+/** Starts a mock over the named transport. Over node:http the control API is reached over HTTP. */
+export async function startHarness(name: TransportName, options: CreateEngineOptions = {}): Promise<Harness> {
+  if (name === "engine") {
+    const engine = createEngine(options);
+    const base = "http://mock.test";
+    return {
+      name,
+      base,
+      async send(path, init) {
+        const res = await engine.handle(new Request(base + path, init));
+        return res.type === "error" ? "dropped" : res;
+      },
+      control: engine.control,
+      account: engine.account,
+      close: async () => engine.close(),
+    };
+  }
+  if (name === "node") {
+    const mock = await createMockServer(options);
+    return {
+      name,
+      base: mock.url,
+      send: (path, init) => fetch(mock.url + path, init).catch(() => "dropped" as const),
+      control: createHttpControl({ url: mock.url, adminToken: options.adminToken }),
+      account: mock.account,
+      close: () => mock.close(),
+    };
+  }
+  const mock = createPaykitMock({ baseUrl: MSW_BASE, ...options });
+  const server = setupServer(...mock.handlers);
+  server.listen({ onUnhandledRequest: "bypass" });
+  return {
+    name,
+    base: MSW_BASE,
+    send: (path, init) => fetch(MSW_BASE + path, init).catch(() => "dropped" as const),
+    control: mock.control,
+    account: mock.account,
+    close: async () => {
+      server.close();
+      mock.close();
+    },
+  };
+}
+
+export const TRANSPORTS: TransportName[] = ["engine", "node", "msw"];
+
+/** `Authorization: Basic base64(pk:sk)`. */
+export function basic(keys: { publicKey: string; secretKey: string }): string {
+  return `Basic ${btoa(`${keys.publicKey}:${keys.secretKey}`)}`;
+}
+
+/** A small API client over a harness, authenticated as `keys`. */
+export function apiOf(h: Harness, keys: { publicKey: string; secretKey: string } = h.account) {
+  const headers = { authorization: basic(keys), "content-type": "application/json" };
+  async function call(method: string, path: string, body?: unknown) {
+    const res = await h.send(path, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (res === "dropped") return { status: 0, body: undefined as never, headers: new Headers() };
+    const text = await res.text();
+    // biome-ignore lint/suspicious/noExplicitAny: test bodies are read field by field
+    const parsed: any = text ? JSON.parse(text) : undefined;
+    return { status: res.status, body: parsed, headers: res.headers };
+  }
+  return {
+    post: (path: string, body: unknown) => call("POST", path, body),
+    get: (path: string) => call("GET", path),
+  };
+}
+
+export const customer = {
+  name: "Maria da Silva",
+  document: "12345678909",
+  email: "maria@example.com",
+  phone: "5511987654321",
+  address: { street: "Rua Augusta", number: "100", zipCode: "01305000", city: "São Paulo", state: "SP" },
+};
+
+const base = {
+  amount: 10_000,
+  isPhysicalProduct: false,
+  payerIp: "200.100.50.25",
+  customer,
+  items: [{ title: "Plano mensal", quantity: 1, unitPrice: 10_000 }],
+};
+
+let seq = 0;
+/** A unique reference id. */
+export const ref = (prefix = "ref") => `${prefix}-${++seq}-${Math.random().toString(36).slice(2, 8)}`;
+
+export const pixPayin = (extra: Record<string, unknown> = {}) => ({
+  ...base,
+  paymentMethod: "PIX",
+  referenceId: ref("pix"),
+  ...extra,
+});
+export const boletoPayin = (extra: Record<string, unknown> = {}) => ({
+  ...base,
+  paymentMethod: "BOLETO",
+  referenceId: ref("bol"),
+  ...extra,
+});
+export const openFinancePayin = (extra: Record<string, unknown> = {}) => ({
+  ...base,
+  paymentMethod: "OPEN_FINANCE",
+  referenceId: ref("of"),
+  customer: {
+    name: customer.name,
+    document: customer.document,
+    email: customer.email,
+    phone: customer.phone,
+  },
+  bankId: "001",
+  ...extra,
+});
+export const cardPayin = (number = "4111111111111111", extra: Record<string, unknown> = {}) => ({
+  ...base,
+  paymentMethod: "CREDIT_CARD",
+  referenceId: ref("card"),
+  card: {
+    holderName: "MARIA DA SILVA",
+    number,
+    expirationMonth: "12",
+    expirationYear: "2099",
+    cvv: "123",
+    installments: 1,
+  },
+  ...extra,
+});
+export const payoutBody = (extra: Record<string, unknown> = {}) => ({
+  amount: 5_000,
+  pixKey: "maria.santos@example.com",
+  pixKeyType: "EMAIL",
+  referenceId: ref("po"),
+  ...extra,
+});
