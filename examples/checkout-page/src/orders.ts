@@ -1,0 +1,98 @@
+import type { WebhookEvent } from "@paykit/webhooks";
+
+/** What the merchant knows of one order's payin: created by the backend, moved by webhooks. */
+export interface OrderView {
+  payinId: string;
+  referenceId: string;
+  paymentMethod: string;
+  /** Gross amount in cents. */
+  amount: number;
+  status: string;
+  /** The service's `updatedAt` of the last status applied (ISO 8601). */
+  updatedAt: string;
+}
+
+/** What the backend pushes to open checkout pages and payout lists. */
+export type MerchantUpdate =
+  | { type: "payin"; via: "created" | "webhook"; order: OrderView }
+  | { type: "payout"; payoutId: string; referenceId: string; status: string };
+
+const FINAL_PAYIN = new Set(["APPROVED", "REFUSED", "EXPIRED"]);
+
+/**
+ * The merchant's order book: payins it created and the statuses its webhook receiver applied, with a
+ * fan-out to subscribers (server-sent events). A real shop keeps this in its database.
+ */
+export class OrderBook {
+  readonly #orders = new Map<string, OrderView>();
+  readonly #subscribers = new Set<(update: MerchantUpdate) => void>();
+  readonly #waiters = new Set<{
+    test: (u: MerchantUpdate) => boolean;
+    resolve: (u: MerchantUpdate) => void;
+  }>();
+
+  /** Records a payin the backend just created. */
+  add(order: OrderView): void {
+    this.#orders.set(order.payinId, order);
+    this.#publish({ type: "payin", via: "created", order });
+  }
+
+  /** The order of a payin, if this backend created it. */
+  get(payinId: string): OrderView | undefined {
+    return this.#orders.get(payinId);
+  }
+
+  /**
+   * Applies a verified webhook. A delivery older than what is known, or one that would move a final
+   * payin, is ignored: webhooks may arrive late or out of order (DESIGN.md section 2, Webhooks).
+   */
+  apply(event: WebhookEvent): "applied" | "stale" | "unknown" {
+    if (event.kind === "payout") {
+      this.#publish({
+        type: "payout",
+        payoutId: event.id,
+        referenceId: event.data.referenceId,
+        status: event.data.status,
+      });
+      return "applied";
+    }
+    const order = this.#orders.get(event.id);
+    if (!order) return "unknown";
+    if (event.data.updatedAt < order.updatedAt || FINAL_PAYIN.has(order.status)) return "stale";
+    order.status = event.data.status;
+    order.updatedAt = event.data.updatedAt;
+    this.#publish({ type: "payin", via: "webhook", order: { ...order } });
+    return "applied";
+  }
+
+  /** Calls `listener` with every later update; returns the unsubscribe function. */
+  subscribe(listener: (update: MerchantUpdate) => void): () => void {
+    this.#subscribers.add(listener);
+    return () => this.#subscribers.delete(listener);
+  }
+
+  /** Resolves with the first later update that `test` accepts (the headless demo waits on webhooks so). */
+  waitFor(test: (update: MerchantUpdate) => boolean, signal?: AbortSignal): Promise<MerchantUpdate> {
+    return new Promise((resolve, reject) => {
+      const waiter = { test, resolve };
+      this.#waiters.add(waiter);
+      signal?.addEventListener(
+        "abort",
+        () => {
+          this.#waiters.delete(waiter);
+          reject(signal.reason);
+        },
+        { once: true },
+      );
+    });
+  }
+
+  #publish(update: MerchantUpdate): void {
+    for (const listener of this.#subscribers) listener(update);
+    for (const waiter of this.#waiters) {
+      if (!waiter.test(update)) continue;
+      this.#waiters.delete(waiter);
+      waiter.resolve(update);
+    }
+  }
+}

@@ -1,0 +1,56 @@
+import {
+  isWebhookParseError,
+  isWebhookVerificationError,
+  verifyWebhook,
+  WebhookDeduplicator,
+  type WebhookEvent,
+} from "@paykit/webhooks";
+import type { OrderBook } from "./orders.js";
+
+/** Options of {@link createWebhookReceiver}. */
+export interface WebhookReceiverOptions {
+  /** The endpoint's signing secret (`whsec_…`); every delivery must carry a valid signature. */
+  secret: string;
+  /** Where verified events are applied. */
+  orders: OrderBook;
+  /** One line per delivery (never the body: it holds customer data). */
+  log: (line: string) => void;
+}
+
+function describe(event: WebhookEvent): string {
+  return event.kind === "payin"
+    ? `payin ${event.id} ${event.data.paymentMethod} → ${event.data.status}`
+    : `payout ${event.id} → ${event.data.status}`;
+}
+
+/**
+ * The merchant's webhook endpoint: reads the raw body, verifies the Standard Webhooks signature,
+ * then applies each delivery once (a retried delivery keeps its `webhook-id`, DESIGN.md section 2).
+ * A 2xx tells Paykit to stop retrying, so it is sent only once the event is safely applied.
+ */
+export function createWebhookReceiver(
+  options: WebhookReceiverOptions,
+): (request: Request) => Promise<Response> {
+  const dedup = new WebhookDeduplicator();
+  return async (request) => {
+    // The signature covers the exact bytes sent: read them as text, never re-serialize parsed JSON.
+    const raw = await request.text();
+    let event: WebhookEvent;
+    try {
+      event = await verifyWebhook(raw, request.headers, options.secret);
+    } catch (error) {
+      if (isWebhookVerificationError(error) || isWebhookParseError(error)) {
+        options.log(`✗ webhook refused (${error.code}): ${error.message}`);
+        return Response.json({ code: error.code, message: error.message }, { status: 400 });
+      }
+      throw error;
+    }
+    const outcome = await dedup.handle(event, (e) => options.orders.apply(e));
+    if (outcome.duplicate) {
+      options.log(`↺ webhook ${event.webhookId} (${describe(event)}) already handled: ignored`);
+    } else {
+      options.log(`✔ webhook verified: ${describe(event)} [${outcome.result}]`);
+    }
+    return new Response(null, { status: 204 });
+  };
+}
