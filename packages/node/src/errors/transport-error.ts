@@ -1,0 +1,72 @@
+import { PaykitError, type PaykitErrorJSON } from "./paykit-error.js";
+
+/**
+ * Why a request got no answer. `CONNECTION_REFUSED` and `DNS_FAILURE` mean it never reached the
+ * service; `CONNECTION_RESET` and `NETWORK_ERROR` mean it may have; `ABORTED` means the caller's
+ * `signal` stopped it.
+ */
+export type ConnectionErrorCode =
+  | "CONNECTION_REFUSED"
+  | "DNS_FAILURE"
+  | "CONNECTION_RESET"
+  | "NETWORK_ERROR"
+  | "ABORTED";
+
+/**
+ * The request got no answer from the service (refused, DNS, reset, aborted). `cause` holds the
+ * runtime's own error. For a POST whose outcome is unknown, the message says how to find out.
+ */
+export class PaykitConnectionError extends PaykitError {
+  override readonly name = "PaykitConnectionError";
+  declare readonly code: ConnectionErrorCode;
+  /** Method and path of the call, e.g. `POST /payout`. */
+  readonly request: string;
+
+  constructor(code: ConnectionErrorCode, request: string, message: string, cause?: unknown) {
+    super(message, { code, retryable: code !== "ABORTED", cause });
+    this.request = request;
+  }
+
+  override toJSON(): PaykitErrorJSON {
+    const cause = this.cause as { name?: unknown; message?: unknown } | undefined;
+    return {
+      ...super.toJSON(),
+      request: this.request,
+      cause: cause ? { name: cause.name, message: cause.message, code: socketCode(cause) } : undefined,
+    };
+  }
+}
+
+/** No answer arrived within `timeoutMs`; for a POST the payment may or may not exist. */
+export class PaykitTimeoutError extends PaykitError {
+  override readonly name = "PaykitTimeoutError";
+  declare readonly code: "TIMEOUT";
+  /** Method and path of the call, e.g. `GET /payin/pi_…`. */
+  readonly request: string;
+  /** The per-attempt time limit that ran out, in ms. */
+  readonly timeoutMs: number;
+
+  constructor(request: string, timeoutMs: number, message: string) {
+    super(message, { code: "TIMEOUT", retryable: true });
+    this.request = request;
+    this.timeoutMs = timeoutMs;
+  }
+
+  override toJSON(): PaykitErrorJSON {
+    return { ...super.toJSON(), request: this.request, timeoutMs: this.timeoutMs };
+  }
+}
+
+/** The runtime's socket error code (`ECONNRESET`, …), which Node nests in `cause`. */
+function socketCode(error: unknown): string | undefined {
+  for (
+    let current = error, depth = 0;
+    typeof current === "object" && current !== null && depth < 5;
+    depth++
+  ) {
+    const { code, cause } = current as { code?: unknown; cause?: unknown };
+    if (typeof code === "string") return code;
+    current = cause;
+  }
+  return undefined;
+}

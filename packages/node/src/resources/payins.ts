@@ -1,0 +1,51 @@
+import {
+  PAYIN_CREATED_BY_METHOD,
+  Payin,
+  PayinCreated,
+  type PayinCreatedFor,
+  PayinCreateParams,
+  type PaymentMethod,
+} from "@paykit/contract";
+import type { ResponseSchema } from "../core/api-core.js";
+import type { RequestOptions } from "../core/config.js";
+import { path } from "../core/path.js";
+import { Resource } from "./resource.js";
+
+/** The 201 schema of the request's method; the whole union when validation is off and the method unknown. */
+function createdSchema(method: unknown): ResponseSchema<PayinCreated> {
+  return (
+    (PAYIN_CREATED_BY_METHOD[method as PaymentMethod] as ResponseSchema<PayinCreated> | undefined) ??
+    PayinCreated
+  );
+}
+
+/** Collections from a paying customer: PIX, BOLETO, CREDIT_CARD and OPEN_FINANCE. */
+export class Payins extends Resource {
+  /**
+   * Creates a payin; the answer carries the method's payment data (`pix.qrcode`, `boleto`,
+   * `openFinanceRedirectUrl`, or the 3DS fields of a card payin). Sent again automatically only
+   * when the request certainly never reached the service, or on 429.
+   *
+   * @example
+   * ```ts
+   * const payin = await paykit.payins.create({ paymentMethod: "PIX", amount: 10000, ... });
+   * showQrCode(payin.pix.qrcode);
+   * ```
+   */
+  async create<P extends PayinCreateParams>(
+    params: P,
+    options?: RequestOptions,
+  ): Promise<PayinCreatedFor<P["paymentMethod"]>> {
+    return this.core.post("payin", {
+      ...options,
+      body: this.check(PayinCreateParams, params),
+      schema: createdSchema(params?.paymentMethod),
+      retry: "create-payin",
+    }) as Promise<PayinCreatedFor<P["paymentMethod"]>>;
+  }
+
+  /** The payin's current record: its status, net amount and reserve. The fallback when a webhook did not arrive. */
+  async retrieve(id: string, options?: RequestOptions): Promise<Payin> {
+    return this.core.get(path`payin/${id}`, { ...options, schema: Payin });
+  }
+}

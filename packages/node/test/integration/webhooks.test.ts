@@ -1,0 +1,124 @@
+import { parseWebhookRequest } from "@paykit/webhooks";
+import { generateWebhookSecret } from "@paykit/webhooks/testing";
+import { describe, expect, it } from "vitest";
+import type { Paykit } from "../../src/index.js";
+import { startMock } from "../support/mock.js";
+import { payout, pixPayin } from "../support/requests.js";
+
+interface Delivery {
+  url: string;
+  body: string;
+  headers: Record<string, string>;
+}
+
+/** A mock whose webhook deliveries land in `deliveries` (the engine's injectable fetch), and an account with a secret. */
+async function startWithWebhooks() {
+  const deliveries: Delivery[] = [];
+  const api = await startMock("http", {
+    fetch: async (url, init) => {
+      deliveries.push({
+        url,
+        body: String(init.body),
+        headers: { ...(init.headers as Record<string, string>) },
+      });
+      return new Response(null, { status: 204 });
+    },
+  });
+  const secret = generateWebhookSecret();
+  const keys = await api.control.createAccount({ balance: 100_000, webhookSecret: secret });
+  const paykit: Paykit = api.client({
+    publicKey: keys.publicKey,
+    secretKey: keys.secretKey,
+    webhookSecret: secret,
+  });
+  return { api, paykit, secret, deliveries };
+}
+
+describe("webhooks from the mock, verified and confirmed by the client", () => {
+  it("a paid PIX: parse verifies the signature, confirm re-reads the APPROVED payin", async () => {
+    const { api, paykit, deliveries } = await startWithWebhooks();
+    await using _ = api;
+    const payin = await paykit.payins.create(pixPayin({ webhookUrl: "https://merchant.test/webhooks" }));
+    await api.control.payPayin(payin.id);
+    await api.control.flushWebhooks();
+    expect(deliveries).toHaveLength(1);
+    const delivery = deliveries[0]!;
+    const event = await paykit.webhooks.parse(delivery.body, delivery.headers);
+    expect(event).toMatchObject({
+      kind: "payin",
+      id: payin.id,
+      data: { status: "APPROVED" },
+      webhookId: delivery.headers["webhook-id"],
+    });
+    if (event.kind !== "payin") throw new Error("expected a payin event");
+    await expect(paykit.webhooks.confirm(event)).resolves.toMatchObject({ id: payin.id, status: "APPROVED" });
+  });
+
+  it("a processed payout: confirm finds it by referenceId", async () => {
+    const { api, paykit, deliveries } = await startWithWebhooks();
+    await using _ = api;
+    const created = await paykit.payouts.create(payout({ webhookUrl: "https://merchant.test/webhooks" }));
+    await api.control.advancePayout(created.id);
+    await api.control.flushWebhooks();
+    const delivery = deliveries.at(-1)!;
+    const event = await paykit.webhooks.parse(
+      new TextEncoder().encode(delivery.body),
+      new Headers(delivery.headers),
+    );
+    expect(event).toMatchObject({ kind: "payout", id: created.id, data: { status: "PROCESSING" } });
+    await expect(paykit.webhooks.confirm(event)).resolves.toMatchObject({
+      id: created.id,
+      status: "PROCESSING",
+    });
+  });
+
+  it("a web-standard Request is read once and verified", async () => {
+    const { api, paykit, secret, deliveries } = await startWithWebhooks();
+    await using _ = api;
+    const payin = await paykit.payins.create(pixPayin({ webhookUrl: "https://merchant.test/webhooks" }));
+    await api.control.expirePayin(payin.id);
+    await api.control.flushWebhooks();
+    const delivery = deliveries[0]!;
+    const request = new Request(delivery.url, {
+      method: "POST",
+      body: delivery.body,
+      headers: delivery.headers,
+    });
+    await expect(parseWebhookRequest(request, { secret })).resolves.toMatchObject({
+      kind: "payin",
+      data: { status: "EXPIRED" },
+    });
+  });
+
+  it("a forged or re-serialized delivery is refused", async () => {
+    const { api, paykit, deliveries } = await startWithWebhooks();
+    await using _ = api;
+    const payin = await paykit.payins.create(pixPayin({ webhookUrl: "https://merchant.test/webhooks" }));
+    await api.control.payPayin(payin.id);
+    await api.control.flushWebhooks();
+    const { body, headers } = deliveries[0]!;
+    const forged = body.replace('"APPROVED"', '"REFUSED"');
+    await expect(paykit.webhooks.parse(forged, headers)).rejects.toMatchObject({
+      name: "WebhookVerificationError",
+      code: "SIGNATURE_MISMATCH",
+    });
+    const reserialized = JSON.stringify(JSON.parse(body), null, 2);
+    await expect(paykit.webhooks.parse(reserialized, headers)).rejects.toMatchObject({
+      code: "SIGNATURE_MISMATCH",
+    });
+    await expect(paykit.webhooks.parse(body, {})).rejects.toMatchObject({ code: "MISSING_HEADERS" });
+  });
+
+  it("without a webhookSecret, parse reads the body unverified and confirm is the check", async () => {
+    const { api, paykit, deliveries } = await startWithWebhooks();
+    await using _ = api;
+    const payin = await paykit.payins.create(pixPayin({ webhookUrl: "https://merchant.test/webhooks" }));
+    await api.control.payPayin(payin.id);
+    await api.control.flushWebhooks();
+    const unverified = api.client({ publicKey: "pk_test_other", secretKey: "sk_test_other" });
+    const event = await unverified.webhooks.parse(deliveries[0]!.body);
+    expect(event.kind).toBe("payin");
+    // Another account's keys cannot confirm this payin: a forged event would fail the same way.
+    await expect(unverified.webhooks.confirm(event)).rejects.toMatchObject({ name: "AuthenticationError" });
+  });
+});
