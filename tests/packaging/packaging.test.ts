@@ -34,7 +34,9 @@ beforeAll(() => {
     const name = `@paykit/${file.replace(/^paykit-/, "").replace(/-\d+\.\d+\.\d+.*\.tgz$/, "")}`;
     overrides[name] = `file:./tarballs/${file}`;
   }
-  const manifest = { name: "merchant-app", private: true, dependencies: overrides, overrides };
+  // msw is an optional peer of the mock server: a merchant who imports @paykit/mock-server/msw has it.
+  const dependencies = { ...overrides, msw: "2.15.0" };
+  const manifest = { name: "merchant-app", private: true, dependencies, overrides };
   writeFileSync(join(project, "package.json"), JSON.stringify(manifest, null, 2));
   execFileSync("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", "--ignore-scripts"], {
     cwd: project,
