@@ -1,10 +1,11 @@
+import { once } from "node:events";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { createMockServer } from "@paykit/mock-server";
 import { Paykit } from "@paykit/node";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-// The dashboard page is rendered by the mock; imported here only for a mock that does not route it yet.
-import { renderDashboardPage } from "../../../packages/mock-server/src/pages/dashboard.js";
 import { startDemo } from "../src/demo.js";
 import { launchChromium, OUTPUT_DIR, SKIP_BROWSER } from "./browser.js";
 
@@ -16,13 +17,8 @@ async function openDashboard(mockUrl: string): Promise<Page> {
   page.setDefaultTimeout(10_000);
   const errors: string[] = [];
   page.on("pageerror", (error) => errors.push(error.message));
-  const url = `${mockUrl}/_mock/dashboard`;
-  if ((await fetch(url)).status === 404) {
-    await page.route(url, (route) =>
-      route.fulfill({ status: 200, contentType: "text/html; charset=utf-8", body: renderDashboardPage() }),
-    );
-  }
-  await page.goto(url);
+  const response = await page.goto(`${mockUrl}/_mock/dashboard`);
+  expect(response?.status()).toBe(200);
   await page.waitForSelector("body[data-ready=true]");
   expect(errors).toEqual([]);
   return page;
@@ -51,9 +47,6 @@ describe.skipIf(SKIP_BROWSER)("the mock's dashboard in headless Chromium", () =>
       referenceId: "dashboard-approval-1",
     });
     expect(payout.status).toBe("AWAITING_APPROVAL");
-    // The dashboard lists payouts through the control API; say so plainly when the mock lacks the route.
-    const listed = await fetch(`${mock.url}/_mock/payouts?accountId=${merchant.accountId}`);
-    expect(listed.status, "the dashboard needs GET /_mock/payouts?accountId= → { data: payout[] }").toBe(200);
 
     const page = await openDashboard(mock.url);
     const row = `[data-payout="${payout.id}"]`;
@@ -97,5 +90,73 @@ describe.skipIf(SKIP_BROWSER)("the mock's dashboard in headless Chromium", () =>
     expect(demo.backend.orders.get(created.payin.id)?.status).toBe("APPROVED");
     await page.screenshot({ path: join(OUTPUT_DIR, "dashboard-webhook-redelivered.png"), fullPage: true });
     await page.close();
+  });
+
+  it("asks for the admin token of a guarded mock and sends it as Bearer on every call", async () => {
+    await using mock = await createMockServer({ autoAdvance: false, adminToken: "dashboard-admin-token" });
+    const page = await openDashboard(mock.url);
+    await page.waitForSelector("#token-form:not([hidden])");
+    expect(await page.$(`[data-account="${mock.account.accountId}"]`)).toBeNull();
+    const sent: (string | undefined)[] = [];
+    page.on("request", (request) => {
+      if (new URL(request.url()).pathname !== "/_mock/dashboard") sent.push(request.headers().authorization);
+    });
+    await page.fill("#token", "dashboard-admin-token");
+    await page.click("#token-form button");
+    await page.waitForSelector(`[data-account="${mock.account.accountId}"]`);
+    expect(await page.isHidden("#token-form")).toBe(true);
+    expect(sent.length).toBeGreaterThan(0);
+    expect(new Set(sent)).toEqual(new Set(["Bearer dashboard-admin-token"]));
+    await page.close();
+  });
+
+  it("the mock bank's open finance page decides and sends the customer back to the store's returnUrl", async () => {
+    await using mock = await createMockServer({ autoAdvance: false });
+    const store = createServer((_, res) => {
+      res.writeHead(200, { "content-type": "text/html; charset=utf-8" });
+      res.end("<!doctype html><title>Loja</title><h1>Obrigado</h1>");
+    });
+    store.listen(0, "127.0.0.1");
+    await once(store, "listening");
+    try {
+      const storeUrl = `http://127.0.0.1:${(store.address() as AddressInfo).port}/pedido/42?lang=pt`;
+      const paykit = new Paykit({ ...mock.account, baseUrl: mock.url });
+      const payin = await paykit.payins.create({
+        paymentMethod: "OPEN_FINANCE",
+        amount: 4_990,
+        referenceId: "open-finance-return-1",
+        isPhysicalProduct: false,
+        payerIp: "200.100.50.25",
+        bankId: "001",
+        customer: {
+          name: "Maria da Silva",
+          document: "12345678909",
+          email: "maria@example.com",
+          phone: "5511987654321",
+        },
+        items: [{ title: "Plano mensal", quantity: 1, unitPrice: 4_990 }],
+      });
+      const bankUrl = `${payin.openFinanceRedirectUrl}?returnUrl=${encodeURIComponent(storeUrl)}`;
+
+      const page = await browser.newPage();
+      page.setDefaultTimeout(10_000);
+      await page.goto(bankUrl);
+      await page.click("button[value=approve]");
+      await page.waitForSelector("#return");
+      expect(await page.textContent("#status")).toBe("APPROVED");
+      // The decided page follows its link back by itself (meta refresh, no script).
+      await page.waitForURL((url) => url.pathname === "/pedido/42");
+      const back = new URL(page.url());
+      expect(Object.fromEntries(back.searchParams)).toEqual({
+        lang: "pt",
+        payinId: payin.id,
+        status: "APPROVED",
+      });
+      expect(await page.textContent("h1")).toBe("Obrigado");
+      expect((await paykit.payins.retrieve(payin.id)).status).toBe("APPROVED");
+      await page.close();
+    } finally {
+      store.close();
+    }
   });
 });

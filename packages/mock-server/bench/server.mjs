@@ -1,8 +1,12 @@
-// A server for bench/run.mjs, run in its own (pinned) process: `mock` serves the built mock with
-// accounts of 1,000 and 100,000 payouts; `bare` parses the body and answers a fixed JSON.
+// A server for bench/run.mjs, run in its own process pinned to core 0. Kinds:
+//   bare         parses the body and answers a fixed JSON (the node:http baseline)
+//   mock         a fresh createMockServer(), as a user's test suite starts it (the POST /payin run)
+//   mock-seeded  a mock with accounts of 1,000 and 100,000 payouts (the GET /payout runs); seeded in
+//                its own process, so the POST run never pays for this heap's garbage collection
 import { createServer } from "node:http";
 
 const kind = process.argv[2];
+const announce = (info) => process.stdout.write(`${JSON.stringify(info)}\n`);
 
 async function seed(engine, balance, count) {
   const keys = await engine.control.createAccount({
@@ -42,14 +46,17 @@ if (kind === "bare") {
       res.end(body);
     });
   });
-  server.listen(0, "127.0.0.1", () =>
-    process.stdout.write(`${JSON.stringify({ url: `http://127.0.0.1:${server.address().port}` })}\n`),
-  );
-} else {
+  server.listen(0, "127.0.0.1", () => announce({ url: `http://127.0.0.1:${server.address().port}` }));
+} else if (kind === "mock") {
+  const { createMockServer } = await import("../dist/index.js");
+  const mock = await createMockServer({ autoAdvance: false });
+  announce({ url: mock.url, auth: `Basic ${btoa(`${mock.account.publicKey}:${mock.account.secretKey}`)}` });
+} else if (kind === "mock-seeded") {
   const { createMockServer } = await import("../dist/index.js");
   const mock = await createMockServer({ autoAdvance: false });
   const small = await seed(mock.engine, 10_000_000, 1_000);
   const large = await seed(mock.engine, 1_000_000_000, 100_000);
-  const auth = `Basic ${btoa(`${mock.account.publicKey}:${mock.account.secretKey}`)}`;
-  process.stdout.write(`${JSON.stringify({ url: mock.url, auth, small, large })}\n`);
+  announce({ url: mock.url, small, large });
+} else {
+  throw new Error(`unknown server kind ${kind}: bare, mock or mock-seeded`);
 }

@@ -1,5 +1,6 @@
 import type { MockControl } from "./engine/control.js";
 import { MockControlError } from "./engine/control.js";
+import type { ListOptions } from "./engine/lists.js";
 
 /** Where a running mock is and how to reach its control API. */
 export interface HttpControlOptions {
@@ -49,9 +50,19 @@ export function createHttpControl(options: HttpControlOptions): MockControl {
     return parsed as T;
   }
   const id = encodeURIComponent;
+  const listed = async (path: string, accountId?: string, options: ListOptions = {}) => {
+    const query = new URLSearchParams();
+    if (accountId !== undefined) query.set("accountId", accountId);
+    if (options.limit !== undefined) query.set("limit", String(options.limit));
+    const search = query.size > 0 ? `?${query}` : "";
+    return (await send<{ data: never }>("GET", `${path}${search}`)).data;
+  };
   return {
     createAccount: (params) => send("POST", "/accounts", params ?? {}),
     getAccount: (accountId) => send("GET", `/accounts/${id(accountId)}`),
+    accounts: async () => (await send<{ data: never }>("GET", "/accounts")).data,
+    payins: (accountId, options) => listed("/payins", accountId, options),
+    payouts: (accountId, options) => listed("/payouts", accountId, options),
     updateAccount: (accountId, params) => send("POST", `/accounts/${id(accountId)}/settings`, params),
     payPayin: (payinId) => send("POST", `/payins/${id(payinId)}/pay`),
     authorizePayin: (payinId, approve) => send("POST", `/payins/${id(payinId)}/authorize`, { approve }),

@@ -9,7 +9,8 @@ import {
 } from "@paykit/contract";
 import { ApiError } from "./http.js";
 import { constantTimeEqual, randomString } from "./ids.js";
-import type { PayoutRecord } from "./records.js";
+import { PixCharge } from "./pix-charge.js";
+import type { PayinRecord, PayoutRecord } from "./records.js";
 
 /** How an account's payouts are approved: at once, or in the merchant dashboard (the control API). */
 export type PayoutApproval = "automatic" | "manual";
@@ -106,8 +107,10 @@ export class Account {
   webhookOutOfOrder: boolean;
   fees: FeeSchedule;
   limits: PayoutLimits;
-  /** The account's own PIX key, which its payins' BR Codes pay into. */
+  /** The account's own PIX key (an EVP), which its payins' BR Codes pay into. */
   readonly merchantPixKey: string = crypto.randomUUID();
+  /** Builds the BR Codes of the account's PIX payins. */
+  readonly pixCharge = new PixCharge(this.merchantPixKey);
 
   // Running totals, so the balance check of a payout never scans (DESIGN.md section 2, Balance).
   openingBalance: number;
@@ -116,6 +119,8 @@ export class Account {
   debited = 0;
   inFlight = 0;
 
+  /** Payins sorted by id, which is time-ordered: newest last (the dashboard's list). */
+  readonly payins: PayinRecord[] = [];
   /** Payouts sorted by id, which is time-ordered: newest last. */
   readonly payouts: PayoutRecord[] = [];
   readonly payoutsById = new Map<string, PayoutRecord>();
@@ -174,25 +179,34 @@ export class Account {
     if (IN_FLIGHT.has(to)) this.inFlight += payout.amount;
   }
 
-  /** Adds a payout in id order; an append unless the clock was set back. */
+  /** Adds a payin in id order. */
+  insertPayin(payin: PayinRecord): void {
+    insertById(this.payins, payin);
+  }
+
+  /** Adds a payout in id order. */
   insertPayout(payout: PayoutRecord): void {
-    const list = this.payouts;
-    const last = list[list.length - 1];
-    if (last === undefined || last.id < payout.id) {
-      list.push(payout);
-    } else {
-      let lo = 0;
-      let hi = list.length;
-      while (lo < hi) {
-        const mid = (lo + hi) >> 1;
-        if (list[mid]!.id < payout.id) lo = mid + 1;
-        else hi = mid;
-      }
-      list.splice(lo, 0, payout);
-    }
+    insertById(this.payouts, payout);
     this.payoutsById.set(payout.id, payout);
     this.payoutsByReference.set(payout.referenceId, payout);
   }
+}
+
+/** Inserts a record into an id-sorted list: an append unless the mock clock was set back. */
+function insertById<T extends { id: string }>(list: T[], record: T): void {
+  const last = list[list.length - 1];
+  if (last === undefined || last.id < record.id) {
+    list.push(record);
+    return;
+  }
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid]!.id < record.id) lo = mid + 1;
+    else hi = mid;
+  }
+  list.splice(lo, 0, record);
 }
 
 function mergeFees(base: FeeSchedule, patch: FeeOverrides | undefined): FeeSchedule {

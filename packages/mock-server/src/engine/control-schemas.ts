@@ -104,3 +104,9 @@ export const ChallengeBody = z.strictObject({
   session: z.nullable(z.string().check(z.maxLength(200))),
   action: z.enum(["approve", "reject"]),
 });
+
+/** Query of `GET /_mock/payins` and `GET /_mock/payouts` (limit already read as a number when numeric). */
+export const ListQuery = z.strictObject({
+  accountId: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+  limit: z.optional(z.int().check(z.gte(1), z.lte(1000))),
+});

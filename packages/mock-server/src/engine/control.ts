@@ -1,6 +1,7 @@
 import { type ErrorDetail, type Payin, type Payout, validate } from "@paykit/contract";
 import type * as z from "zod/mini";
 import {
+  type Account,
   type AccountKeys,
   type AccountView,
   accountView,
@@ -11,12 +12,21 @@ import {
   ClockBody,
   CreateAccountBody,
   FaultBody,
+  ListQuery,
   PixKeyBody,
   RateLimitBody,
   UpdateAccountBody,
 } from "./control-schemas.js";
 import type { Fault, FaultParams, RateLimitParams } from "./faults.js";
 import { ApiError } from "./http.js";
+import {
+  CONTROL_LIST_LIMIT,
+  type ListOptions,
+  listPayinViews,
+  listPayoutViews,
+  type PayinView,
+  type PayoutView,
+} from "./lists.js";
 import type { WebhookDelivery } from "./outbox.js";
 import {
   authorizePayin,
@@ -55,6 +65,18 @@ export interface MockControl {
   createAccount(params?: CreateAccountParams): Promise<AccountKeys>;
   /** An account's settings and balance (`GET /_mock/accounts/{id}`). */
   getAccount(accountId: string): Promise<AccountView>;
+  /** Every account with its settings and balance (`GET /_mock/accounts`), oldest first. */
+  accounts(): Promise<AccountView[]>;
+  /**
+   * The newest payins (`GET /_mock/payins?accountId=&limit=`), of one account or of all, each with its
+   * account and status history; at most `limit` (default 100, at most 1000).
+   */
+  payins(accountId?: string, options?: ListOptions): Promise<PayinView[]>;
+  /**
+   * The newest payouts (`GET /_mock/payouts?accountId=&limit=`), of one account or of all, each with
+   * its account and status history; at most `limit` (default 100, at most 1000).
+   */
+  payouts(accountId?: string, options?: ListOptions): Promise<PayoutView[]>;
   /** Changes an account's settings (`POST /_mock/accounts/{id}/settings`). */
   updateAccount(accountId: string, params: UpdateAccountParams): Promise<AccountView>;
   /** The customer pays a PIX or BOLETO payin: PENDING → APPROVED, with its webhook. */
@@ -144,6 +166,26 @@ export class ControlOperations {
   }
   getAccount(accountId: string): AccountView {
     return accountView(this.state.account(accountId), this.state.autoAdvance);
+  }
+  accounts(): AccountView[] {
+    return [...this.state.accounts.values()].map((account) => accountView(account, this.state.autoAdvance));
+  }
+  payins(accountId?: string, options: ListOptions = {}): PayinView[] {
+    const { accounts, limit } = this.#listed(accountId, options);
+    return listPayinViews(accounts, limit);
+  }
+  payouts(accountId?: string, options: ListOptions = {}): PayoutView[] {
+    const { accounts, limit } = this.#listed(accountId, options);
+    return listPayoutViews(accounts, limit);
+  }
+  // One account (404 when unknown) or all of them, and the checked page size.
+  #listed(accountId: string | undefined, options: ListOptions): { accounts: Account[]; limit: number } {
+    const input = checked(ListQuery, { accountId, limit: options.limit });
+    const accounts =
+      input.accountId === undefined
+        ? [...this.state.accounts.values()]
+        : [this.state.account(input.accountId)];
+    return { accounts, limit: input.limit ?? CONTROL_LIST_LIMIT.default };
   }
   updateAccount(accountId: string, params: UpdateAccountParams): AccountView {
     const account = this.state.account(accountId);
@@ -253,6 +295,9 @@ export function directControl(ops: ControlOperations): MockControl {
   return {
     createAccount: (params) => call(() => ops.createAccount(params)),
     getAccount: (id) => call(() => ops.getAccount(id)),
+    accounts: () => call(() => ops.accounts()),
+    payins: (accountId, options) => call(() => ops.payins(accountId, options)),
+    payouts: (accountId, options) => call(() => ops.payouts(accountId, options)),
     updateAccount: (id, params) => call(() => ops.updateAccount(id, params)),
     payPayin: (id) => call(() => ops.payPayin(id)),
     authorizePayin: (id, approve) => call(() => ops.authorizePayin(id, approve)),

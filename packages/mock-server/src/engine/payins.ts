@@ -1,23 +1,21 @@
 import {
   BoletoError,
-  BrCodeError,
   buildBoletoLine,
-  buildBrCode,
   canPayinTransition,
   cardBrand,
   cardLast4,
   type KnownPayinStatus,
   PAYIN_ID_PREFIX,
-  PayinCreateParams,
   payinFee,
   percentOf,
   validate,
 } from "@paykit/contract";
 import type { Account } from "./accounts.js";
+import { payinCreateSchema } from "./compiled-schemas.js";
 import { ApiError, invalidData } from "./http.js";
 import { randomString, randomToken } from "./ids.js";
 import { cardOutcome, RISK_EMAIL_SUFFIX } from "./magic.js";
-import { PayinRecord } from "./records.js";
+import { PayinRecord, recordStatus } from "./records.js";
 import type { MockState } from "./state.js";
 
 const HOUR_MS = 3_600_000;
@@ -26,20 +24,24 @@ const DAY_MS = 24 * HOUR_MS;
 export const PIX_EXPIRY_MS = HOUR_MS;
 /** A boleto is due, and expires, 3 days after creation. */
 export const BOLETO_EXPIRY_MS = 3 * DAY_MS;
-/** The name and city the mock's BR Codes show to the payer. */
-const MERCHANT = { name: "Paykit Mock Loja", city: "Sao Paulo" } as const;
 /** The issuing bank of the mock's boletos (Banco do Brasil's COMPE code). */
 const BOLETO_BANK = "001";
 
+/** A new payin and, for PIX, the BR Code built for its 201 answer (the record keeps none: see pix-charge.ts). */
+export interface CreatedPayin {
+  payin: PayinRecord;
+  pixCode: string | null;
+}
+
 /** Creates a payin from a POST /payin body; throws the service's error for every refusal. */
-export function createPayin(state: MockState, account: Account, body: unknown, base: string): PayinRecord {
+export function createPayin(state: MockState, account: Account, body: unknown, base: string): CreatedPayin {
   if (isObject(body) && body.paymentMethod === "CREDIT_CARD" && !account.creditCardEnabled) {
     throw new ApiError(
       "CREDIT_CARD_NOT_ENABLED",
       "card payins need the additional KYC approval; ask support to enable them",
     );
   }
-  const result = validate(PayinCreateParams, body);
+  const result = validate(payinCreateSchema(), body);
   if (!result.success) throw new ApiError(result.code, result.message, { details: result.details });
   const params = result.data;
   if (params.customer.email.toLowerCase().endsWith(RISK_EMAIL_SUFFIX)) {
@@ -68,15 +70,17 @@ export function createPayin(state: MockState, account: Account, body: unknown, b
     now,
     status,
   );
+  let pixCode: string | null = null;
   switch (params.paymentMethod) {
     case "PIX":
-      payin.pixCopyAndPaste = brCodeOf(account, params.amount, ulid);
-      state.scheduler.schedule(now + PIX_EXPIRY_MS, () => expireOnClock(state, payin));
+      pixCode = account.pixCharge.code(params.amount, payin.id);
+      payin.pixCharge = account.pixCharge;
+      state.scheduler.schedule(now + PIX_EXPIRY_MS, state.expireOnClock, payin);
       break;
     case "BOLETO":
       payin.boletoBarcode = boletoLineOf(params.amount, now + BOLETO_EXPIRY_MS, ++state.boletoSeq);
       payin.boletoUrl = `${base}/_mock/boleto/${payin.id}.pdf`;
-      state.scheduler.schedule(now + BOLETO_EXPIRY_MS, () => expireOnClock(state, payin));
+      state.scheduler.schedule(now + BOLETO_EXPIRY_MS, state.expireOnClock, payin);
       break;
     case "OPEN_FINANCE":
       payin.openFinanceRedirectUrl = `${base}/_mock/open-finance/${payin.id}`;
@@ -95,23 +99,8 @@ export function createPayin(state: MockState, account: Account, body: unknown, b
     }
   }
   state.payins.set(payin.id, payin);
-  return payin;
-}
-
-function brCodeOf(account: Account, amountCents: number, ulid: string): string {
-  try {
-    // A txid holds at most 25 characters; the ULID's first character is 0 until the year 10889.
-    return buildBrCode({
-      pixKey: account.merchantPixKey,
-      merchantName: MERCHANT.name,
-      merchantCity: MERCHANT.city,
-      amountCents,
-      txid: ulid.slice(1),
-    });
-  } catch (error) {
-    if (error instanceof BrCodeError) throw invalidData("amount", "is too large for a PIX charge");
-    throw error;
-  }
+  account.insertPayin(payin);
+  return { payin, pixCode };
 }
 
 function boletoLineOf(amountCents: number, dueAt: number, seq: number): string {
@@ -162,13 +151,13 @@ export function transitionPayin(state: MockState, payin: PayinRecord, to: KnownP
       details: [{ path: "status", message: `is ${payin.status}` }],
     });
   }
-  payin.status = to;
-  payin.updatedAt = state.clock.now();
+  recordStatus(payin, to, state.clock.now());
   if (to === "APPROVED") credit(state, state.account(payin.accountId), payin);
   state.notifyPayin(payin, to);
 }
 
-function expireOnClock(state: MockState, payin: PayinRecord): void {
+/** A payin's expiry as scheduled at creation: runs only if it is still PENDING in this state. */
+export function expireOnClock(state: MockState, payin: PayinRecord): void {
   if (payin.status === "PENDING" && state.payins.get(payin.id) === payin)
     transitionPayin(state, payin, "EXPIRED");
 }

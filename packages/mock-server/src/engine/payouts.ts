@@ -3,17 +3,16 @@ import {
   type KnownPayoutStatus,
   PAYOUT_ID_PREFIX,
   PAYOUT_LIST_DEFAULTS,
-  PayoutCreateParams,
   type PayoutList,
-  PayoutListQuery,
   payoutLimitAt,
   validate,
 } from "@paykit/contract";
 import type { Account } from "./accounts.js";
+import { payoutCreateSchema, payoutListSchema } from "./compiled-schemas.js";
 import { ApiError, invalidData } from "./http.js";
 import { endToEndId } from "./ids.js";
 import { MAGIC_PIX_KEYS, TEMPORARY_UNAVAILABLE_AMOUNT } from "./magic.js";
-import { PayoutRecord, payoutJson } from "./records.js";
+import { PayoutRecord, payoutJson, recordStatus } from "./records.js";
 import { MOCK_ACQUIRER_ISPB, type MockState } from "./state.js";
 
 const ADVANCEABLE: ReadonlySet<string> = new Set(["PENDING", "APPROVED", "PROCESSING"]);
@@ -25,7 +24,7 @@ const ADVANCEABLE: ReadonlySet<string> = new Set(["PENDING", "APPROVED", "PROCES
  * can never overdraw (DESIGN.md section 2, Balance).
  */
 export function createPayout(state: MockState, account: Account, body: unknown): PayoutRecord {
-  const result = validate(PayoutCreateParams, body);
+  const result = validate(payoutCreateSchema(), body);
   if (!result.success) throw new ApiError(result.code, result.message, { details: result.details });
   const params = result.data;
   const fee = account.fees.payoutFlatCents;
@@ -126,8 +125,7 @@ function transitionPayout(
     payout.netAmount = payout.amount - payout.feeAmount;
   }
   if (to === "FAILED" || to === "REFUSED") payout.failureCode = "PROVIDER_REJECTED";
-  payout.status = to;
-  payout.updatedAt = now;
+  recordStatus(payout, to, now);
   account.bookPayoutStatus(payout, from, to);
   state.notifyPayout(payout, to);
 }
@@ -234,7 +232,7 @@ function lowerBound(list: readonly PayoutRecord[], ms: number): number {
  * unfiltered page costs the same with 1,000 or 100,000 payouts (DESIGN.md section 2, GET /payout).
  */
 export function listPayouts(account: Account, rawQuery: unknown): PayoutList {
-  const result = validate(PayoutListQuery, rawQuery);
+  const result = validate(payoutListSchema(), rawQuery);
   if (!result.success) throw new ApiError("INVALID_DATA", result.message, { details: result.details });
   const query = result.data;
   const page = query.page ?? PAYOUT_LIST_DEFAULTS.page;

@@ -9,11 +9,29 @@ import type {
   PayoutWebhookBody,
   PixKeyType,
 } from "@paykit/contract";
+import type { PixCharge } from "./pix-charge.js";
 
 /** What the mock keeps of a card: brand and last four digits, never the number (DESIGN.md section 2, Card). */
 export interface StoredCard {
   brand: string;
   last4: string;
+}
+
+/** One step of a payin's or payout's status history, as the dashboard shows it. */
+export interface StatusChange<S extends string = string> {
+  status: S;
+  /** ISO 8601 time of the change on the mock clock. */
+  at: string;
+}
+
+/**
+ * A status change as stored: the mock-clock time in epoch ms. A record keeps none until its first
+ * transition (its history is then its creation alone), so a million untouched payins cost one null
+ * field each, not an array.
+ */
+interface StoredChange<S> {
+  status: S;
+  at: number;
 }
 
 /** The open post-order 3DS challenge of a card payin (DESIGN.md section 4). */
@@ -35,11 +53,14 @@ export class PayinRecord {
   updatedAt: number;
   threeDS: ThreeDSChallenge | null = null;
   card: StoredCard | null = null;
-  pixCopyAndPaste: string | null = null;
+  /** The receiving account's PIX charges of a PIX payin (shared); its BR Code is rebuilt from it. */
+  pixCharge: PixCharge | null = null;
   boletoBarcode: string | null = null;
   boletoUrl: string | null = null;
   openFinanceRedirectUrl: string | null = null;
   installments: number | null = null;
+  /** Every status after creation's; null until the first transition (see {@link statusHistoryOf}). */
+  transitions: StoredChange<KnownPayinStatus>[] | null = null;
 
   constructor(
     readonly id: string,
@@ -67,6 +88,8 @@ export class PayoutRecord {
   netAmount: number | null = null;
   failureCode: string | null = null;
   updatedAt: number;
+  /** Every status after creation's; null until the first transition (see {@link statusHistoryOf}). */
+  transitions: StoredChange<KnownPayoutStatus>[] | null = null;
 
   constructor(
     readonly id: string,
@@ -88,6 +111,31 @@ export class PayoutRecord {
 
 const iso = (ms: number): string => new Date(ms).toISOString();
 
+/**
+ * Moves a payin or payout to `to` at mock time `at`, keeping its status history. The creation entry
+ * is written only now: until a record first moves, its current status is its creation status.
+ */
+export function recordStatus<S extends string>(
+  record: { status: S; createdAt: number; updatedAt: number; transitions: StoredChange<S>[] | null },
+  to: S,
+  at: number,
+): void {
+  record.transitions ??= [{ status: record.status, at: record.createdAt }];
+  record.transitions.push({ status: to, at });
+  record.status = to;
+  record.updatedAt = at;
+}
+
+/** A record's status history, oldest first: its creation status, then every transition. */
+export function statusHistoryOf<S extends string>(record: {
+  status: S;
+  createdAt: number;
+  transitions: StoredChange<S>[] | null;
+}): StatusChange<S>[] {
+  const stored = record.transitions ?? [{ status: record.status, at: record.createdAt }];
+  return stored.map((change) => ({ status: change.status, at: iso(change.at) }));
+}
+
 /** The payin record of GET /payin/{id} (spec: Payin record). */
 export function payinJson(p: PayinRecord): Payin {
   return {
@@ -101,7 +149,7 @@ export function payinJson(p: PayinRecord): Payin {
     installments: p.installments,
     customer: JSON.parse(p.customerJson) as CustomerRecord,
     items: JSON.parse(p.itemsJson) as Payin["items"],
-    pixCopyAndPaste: p.pixCopyAndPaste,
+    pixCopyAndPaste: pixCopyAndPasteOf(p),
     boletoBarcode: p.boletoBarcode,
     boletoUrl: p.boletoUrl,
     netAmount: p.netAmount,
@@ -111,8 +159,20 @@ export function payinJson(p: PayinRecord): Payin {
   };
 }
 
-/** The 201 answer of POST /payin: the common fields plus the method's payment data (spec). */
-export function payinCreatedJson(p: PayinRecord, sdkUrl: string): Record<string, unknown> {
+/** The BR Code of a PIX payin (rebuilt from its account's key, amount and id); null for other methods. */
+export function pixCopyAndPasteOf(p: PayinRecord): string | null {
+  return p.pixCharge === null ? null : p.pixCharge.code(p.amount, p.id);
+}
+
+/**
+ * The 201 answer of POST /payin: the common fields plus the method's payment data (spec).
+ * `pixCode` is the BR Code built at creation, passed on so it is not built twice.
+ */
+export function payinCreatedJson(
+  p: PayinRecord,
+  sdkUrl: string,
+  pixCode: string | null = pixCopyAndPasteOf(p),
+): Record<string, unknown> {
   const out: Record<string, unknown> = {
     id: p.id,
     externalId: p.externalId,
@@ -124,7 +184,7 @@ export function payinCreatedJson(p: PayinRecord, sdkUrl: string): Record<string,
   };
   switch (p.paymentMethod) {
     case "PIX":
-      out.pix = { qrcode: p.pixCopyAndPaste };
+      out.pix = { qrcode: pixCode };
       break;
     case "BOLETO":
       out.boleto = { barcode: p.boletoBarcode, url: p.boletoUrl };

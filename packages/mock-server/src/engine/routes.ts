@@ -2,11 +2,12 @@ import { validate } from "@paykit/contract";
 import type * as z from "zod/mini";
 import { boletoPdf } from "../pages/boleto-pdf.js";
 import { challengePage } from "../pages/challenge-page.js";
+import { renderDashboardPage } from "../pages/dashboard.js";
 import { openFinanceDonePage, openFinancePage } from "../pages/open-finance-page.js";
 import { threeDSScript } from "../pages/three-ds-script.js";
 import { authenticate } from "./accounts.js";
 import type { ControlOperations } from "./control.js";
-import { AuthorizeBody, ChallengeBody, FailBody, ThreeDSBody } from "./control-schemas.js";
+import { AuthorizeBody, ChallengeBody, FailBody, ListQuery, ThreeDSBody } from "./control-schemas.js";
 import {
   ApiError,
   type EngineRequest,
@@ -59,6 +60,23 @@ export function checkAdminToken(req: EngineRequest, token: string): void {
 
 const ok = (value: unknown, status = 200): EngineResponse => json(status, value);
 
+/**
+ * The query of a control list (`?accountId=&limit=`): a numeric `limit` read as a number, an empty
+ * `accountId` as none (the dashboard's "all accounts"), unknown keys refused by {@link ListQuery}.
+ */
+function listQuery(query: string): { accountId?: string; limit?: number } {
+  const raw: Record<string, unknown> = {};
+  for (const [key, value] of new URLSearchParams(query)) {
+    if (key in raw)
+      throw new ApiError("INVALID_DATA", `${key} is given twice`, {
+        details: [{ path: key, message: "is given twice" }],
+      });
+    if (key === "accountId" && value === "") continue;
+    raw[key] = key === "limit" && /^\d+$/.test(value) ? Number(value) : value;
+  }
+  return checked(ListQuery, raw);
+}
+
 /** The merchant API of the spec: POST/GET /payin, POST/GET /payout. */
 function apiRoutes(state: MockState): Route[] {
   const auth = (req: EngineRequest) => authenticate(req.header("authorization"), state.accountsByPublicKey);
@@ -69,8 +87,8 @@ function apiRoutes(state: MockState): Route[] {
       kind: "api",
       handle: ({ req }) => {
         const account = auth(req);
-        const payin = createPayin(state, account, apiBody(req), req.base);
-        return json(201, payinCreatedJson(payin, `${req.base}/_mock/acquirer/three-ds.js`));
+        const { payin, pixCode } = createPayin(state, account, apiBody(req), req.base);
+        return json(201, payinCreatedJson(payin, `${req.base}/_mock/acquirer/three-ds.js`, pixCode));
       },
     },
     {
@@ -107,10 +125,19 @@ function controlRoutes(ops: ControlOperations): Route[] {
   });
   return [
     route("POST", "/_mock/accounts", ({ req }) => ok(ops.createAccount(controlBody(req) as never), 201)),
+    route("GET", "/_mock/accounts", () => ok({ data: ops.accounts() })),
     route("GET", "/_mock/accounts/:id", ({ params }) => ok(ops.getAccount(params.id!))),
     route("POST", "/_mock/accounts/:id/settings", ({ req, params }) =>
       ok(ops.updateAccount(params.id!, controlBody(req) as never)),
     ),
+    route("GET", "/_mock/payins", ({ req }) => {
+      const { accountId, limit } = listQuery(req.query);
+      return ok({ data: ops.payins(accountId, { limit }) });
+    }),
+    route("GET", "/_mock/payouts", ({ req }) => {
+      const { accountId, limit } = listQuery(req.query);
+      return ok({ data: ops.payouts(accountId, { limit }) });
+    }),
     route("POST", "/_mock/payins/:id/pay", ({ params }) => ok(ops.payPayin(params.id!))),
     route("POST", "/_mock/payins/:id/authorize", ({ req, params }) =>
       ok(ops.authorizePayin(params.id!, checked(AuthorizeBody, controlBody(req)).approve)),
@@ -165,6 +192,18 @@ function pageRoutes(state: MockState): Route[] {
   };
   return [
     {
+      // The page itself is open like the other pages; its calls to the control API carry the admin
+      // token (it asks for it on a 401), so the token guards every read and every decision.
+      method: "GET",
+      path: "/_mock/dashboard",
+      kind: "page",
+      handle: () => ({
+        status: 200,
+        headers: { ...HTML, "content-security-policy": "frame-ancestors 'none'" },
+        body: renderDashboardPage(),
+      }),
+    },
+    {
       method: "GET",
       path: "/_mock/boleto/:file",
       kind: "page",
@@ -204,6 +243,7 @@ function pageRoutes(state: MockState): Route[] {
           payerName: customer.name,
           status: payin.status,
           action: `${req.base}/_mock/open-finance/${payin.id}`,
+          returnUrl: returnUrlOf(new URLSearchParams(req.query).get("returnUrl")),
         });
         return { status: 200, headers: { ...HTML }, body: html };
       },
@@ -215,16 +255,24 @@ function pageRoutes(state: MockState): Route[] {
       handle: ({ req, params }) => {
         const payin = openFinance(params.id!);
         const type = req.header("content-type") ?? "";
-        const decision = isJsonContentType(type)
-          ? String((parseJsonBody(req.body) as { decision?: unknown } | null)?.decision ?? "")
-          : (new URLSearchParams(req.body ?? "").get("decision") ?? "");
+        const form = isJsonContentType(type)
+          ? ((parseJsonBody(req.body) as { decision?: unknown; returnUrl?: unknown } | null) ?? {})
+          : Object.fromEntries(new URLSearchParams(req.body ?? ""));
+        const decision = String(form.decision ?? "");
         if (decision !== "approve" && decision !== "deny") {
           throw new ApiError("INVALID_DATA", "decision must be approve or deny", {
             details: [{ path: "decision", message: "must be one of approve, deny" }],
           });
         }
+        // The page keeps the return URL in a hidden field; a direct post may give it in the query.
+        const sent = form.returnUrl ?? new URLSearchParams(req.query).get("returnUrl");
+        const returnUrl = returnUrlOf(typeof sent === "string" ? sent : sent == null ? null : String(sent));
         authorizePayin(state, payin.id, decision === "approve");
-        return { status: 200, headers: { ...HTML }, body: openFinanceDonePage(payin.id, payin.status) };
+        return {
+          status: 200,
+          headers: { ...HTML },
+          body: openFinanceDonePage(payin.id, payin.status, returnUrl),
+        };
       },
     },
     {
@@ -290,6 +338,31 @@ function pageRoutes(state: MockState): Route[] {
       },
     },
   ];
+}
+
+/** Longest return URL the bank page takes. */
+const MAX_RETURN_URL = 2048;
+
+/**
+ * The store page the open finance bank sends the customer back to: an absolute http(s) URL without
+ * credentials, at most 2048 characters; anything else (`javascript:`, `data:`, relative) is refused,
+ * so the bank page's link and refresh can never run script or leave the web.
+ */
+export function returnUrlOf(value: string | null): string | null {
+  if (value === null || value === "") return null;
+  const refuse = (message: string) =>
+    new ApiError("INVALID_DATA", `returnUrl ${message}`, { details: [{ path: "returnUrl", message }] });
+  if (value.length > MAX_RETURN_URL) throw refuse(`must have at most ${MAX_RETURN_URL} characters`);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw refuse("must be an absolute http or https URL");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw refuse("must be an absolute http or https URL");
+  if (url.username || url.password) throw refuse("must not carry a user name or password");
+  return url.href;
 }
 
 // Only a plain http(s) origin may receive the challenge's messages (no path, no "null").

@@ -5,6 +5,7 @@ import { Faults, RateLimiter } from "./faults.js";
 import { ApiError } from "./http.js";
 import { UlidFactory } from "./ids.js";
 import { Outbox, type WebhookFetch } from "./outbox.js";
+import { expireOnClock } from "./payins.js";
 import { PixDirectory, type RegisterPixKeyParams } from "./pix-directory.js";
 import { type PayinRecord, type PayoutRecord, payinWebhookJson, payoutJson } from "./records.js";
 import { Scheduler, unrefTimer } from "./scheduler.js";
@@ -76,6 +77,8 @@ export class MockState {
   readonly #defaultParams: CreateAccountParams;
   readonly #extraKeys: RegisterPixKeyParams[];
   #closed = false;
+  /** The expiry every PIX and BOLETO payin schedules: one function for all of them. */
+  readonly expireOnClock = (payin: PayinRecord): void => expireOnClock(this, payin);
 
   constructor(options: EngineOptions = {}) {
     this.clock = new MockClock(options.now);

@@ -62,7 +62,8 @@ function api(method, path, body) {
   var headers = { accept: "application/json" };
   if (body !== undefined) headers["content-type"] = "application/json";
   if (state.token) headers.authorization = "Bearer " + state.token;
-  return fetch("/_mock/" + path, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body) })
+  // Relative to the page (/_mock/dashboard), so a mock served under a path prefix works too.
+  return fetch(path, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body) })
     .then(function (response) {
       return response.text().then(function (text) {
         var data = null;

@@ -8,15 +8,15 @@ export function scriptJson(value: unknown): string {
   return JSON.stringify(value).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026");
 }
 
-/** A small standalone HTML page in the mock bank's style. */
-export function page(title: string, body: string, script = ""): string {
+/** A small standalone HTML page in the mock bank's style; `head` is extra (already escaped) head markup. */
+export function page(title: string, body: string, script = "", head = ""): string {
   return `<!doctype html>
 <html lang="pt-BR">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${escapeHtml(title)}</title>
-<style>
+${head}<style>
 body { font-family: system-ui, sans-serif; margin: 0; padding: 24px; color: #1a1a1a; background: #f6f7f9; }
 main { max-width: 420px; margin: 0 auto; background: #fff; border-radius: 8px; padding: 24px; box-shadow: 0 1px 4px rgba(0,0,0,.1); }
 h1 { font-size: 20px; margin-top: 0; }
