@@ -67,18 +67,34 @@ const MAX_AMOUNT_CENTS = 999_999_999_999;
 const TXID = /^[A-Za-z0-9]*$/;
 const AMOUNT = /^(\d{1,10})(?:\.(\d{1,2}))?$/;
 const CRC_SUFFIX = /6304([0-9A-F]{4})$/;
-const encoder = new TextEncoder();
+const ASCII = /^[\x00-\x7f]*$/;
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+const CRC_TABLE = /* @__PURE__ */ (() => {
+  const table = new Uint16Array(256);
+  for (let byte = 0; byte < 256; byte++) {
+    let crc = byte << 8;
+    for (let bit = 0; bit < 8; bit++)
+      crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+    table[byte] = crc;
+  }
+  return table;
+})();
 
 /** The CRC16-CCITT (poly 0x1021, init 0xFFFF) a BR Code ends with, as 4 uppercase hex digits. */
 export function crc16Ccitt(input: string): string {
   let crc = 0xffff;
-  for (const byte of encoder.encode(input)) {
-    crc ^= byte << 8;
-    for (let bit = 0; bit < 8; bit++) {
-      crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
-    }
+  // BR Codes are printable ASCII, where a character is its own UTF-8 byte; anything else is encoded.
+  if (ASCII.test(input)) {
+    for (let i = 0; i < input.length; i++) crc = step(crc, input.charCodeAt(i));
+  } else {
+    for (const byte of new TextEncoder().encode(input)) crc = step(crc, byte);
   }
   return crc.toString(16).toUpperCase().padStart(4, "0");
+}
+
+// One byte of CRC16-CCITT (poly 0x1021) through a 256-entry table: a payin's code is built per request.
+function step(crc: number, byte: number): number {
+  return ((crc << 8) & 0xffff) ^ CRC_TABLE[((crc >> 8) ^ byte) & 0xff]!;
 }
 
 function tlv(tag: string, value: string): string {
@@ -88,6 +104,7 @@ function tlv(tag: string, value: string): string {
 // The BR Code character set is printable ASCII: accents are dropped ("São" → "Sao") and anything
 // with no ASCII base letter is left out.
 function toAscii(text: string): string {
+  if (PRINTABLE_ASCII.test(text)) return text.trim();
   return text
     .normalize("NFD")
     .replace(/[\u0300-\u036f]/g, "")

@@ -6,12 +6,13 @@ import {
   cardLast4,
   type KnownPayinStatus,
   PAYIN_ID_PREFIX,
+  PayinCreateParams,
   payinFee,
   percentOf,
   validate,
 } from "@paykit/contract";
 import type { Account } from "./accounts.js";
-import { payinCreateSchema } from "./compiled-schemas.js";
+
 import { ApiError, invalidData } from "./http.js";
 import { randomString, randomToken } from "./ids.js";
 import { cardOutcome, RISK_EMAIL_SUFFIX } from "./magic.js";
@@ -41,7 +42,7 @@ export function createPayin(state: MockState, account: Account, body: unknown, b
       "card payins need the additional KYC approval; ask support to enable them",
     );
   }
-  const result = validate(payinCreateSchema(), body);
+  const result = validate(PayinCreateParams, body);
   if (!result.success) throw new ApiError(result.code, result.message, { details: result.details });
   const params = result.data;
   if (params.customer.email.toLowerCase().endsWith(RISK_EMAIL_SUFFIX)) {

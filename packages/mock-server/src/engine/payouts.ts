@@ -3,12 +3,14 @@ import {
   type KnownPayoutStatus,
   PAYOUT_ID_PREFIX,
   PAYOUT_LIST_DEFAULTS,
+  PayoutCreateParams,
   type PayoutList,
+  PayoutListQuery,
   payoutLimitAt,
   validate,
 } from "@paykit/contract";
 import type { Account } from "./accounts.js";
-import { payoutCreateSchema, payoutListSchema } from "./compiled-schemas.js";
+
 import { ApiError, invalidData } from "./http.js";
 import { endToEndId } from "./ids.js";
 import { MAGIC_PIX_KEYS, TEMPORARY_UNAVAILABLE_AMOUNT } from "./magic.js";
@@ -24,7 +26,7 @@ const ADVANCEABLE: ReadonlySet<string> = new Set(["PENDING", "APPROVED", "PROCES
  * can never overdraw (DESIGN.md section 2, Balance).
  */
 export function createPayout(state: MockState, account: Account, body: unknown): PayoutRecord {
-  const result = validate(payoutCreateSchema(), body);
+  const result = validate(PayoutCreateParams, body);
   if (!result.success) throw new ApiError(result.code, result.message, { details: result.details });
   const params = result.data;
   const fee = account.fees.payoutFlatCents;
@@ -232,7 +234,7 @@ function lowerBound(list: readonly PayoutRecord[], ms: number): number {
  * unfiltered page costs the same with 1,000 or 100,000 payouts (DESIGN.md section 2, GET /payout).
  */
 export function listPayouts(account: Account, rawQuery: unknown): PayoutList {
-  const result = validate(payoutListSchema(), rawQuery);
+  const result = validate(PayoutListQuery, rawQuery);
   if (!result.success) throw new ApiError("INVALID_DATA", result.message, { details: result.details });
   const query = result.data;
   const page = query.page ?? PAYOUT_LIST_DEFAULTS.page;
