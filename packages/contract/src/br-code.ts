@@ -67,7 +67,8 @@ const MAX_AMOUNT_CENTS = 999_999_999_999;
 const TXID = /^[A-Za-z0-9]*$/;
 const AMOUNT = /^(\d{1,10})(?:\.(\d{1,2}))?$/;
 const CRC_SUFFIX = /6304([0-9A-F]{4})$/;
-const ASCII = /^[\x00-\x7f]*$/;
+// ASCII: no character from U+0080 up (written so, the class names no control character).
+const ASCII = /^[^\u0080-\uffff]*$/;
 const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 const CRC_TABLE = /* @__PURE__ */ (() => {
   const table = new Uint16Array(256);
@@ -82,14 +83,58 @@ const CRC_TABLE = /* @__PURE__ */ (() => {
 
 /** The CRC16-CCITT (poly 0x1021, init 0xFFFF) a BR Code ends with, as 4 uppercase hex digits. */
 export function crc16Ccitt(input: string): string {
-  let crc = 0xffff;
+  return crcHex(crcUpdate(0xffff, input));
+}
+
+// Carries a CRC16-CCITT state over `input`'s UTF-8 bytes, so a code's fixed start is summed once.
+function crcUpdate(crc: number, input: string): number {
   // BR Codes are printable ASCII, where a character is its own UTF-8 byte; anything else is encoded.
-  if (ASCII.test(input)) {
-    for (let i = 0; i < input.length; i++) crc = step(crc, input.charCodeAt(i));
-  } else {
+  if (!ASCII.test(input)) {
     for (const byte of new TextEncoder().encode(input)) crc = step(crc, byte);
+    return crc;
   }
-  return crc.toString(16).toUpperCase().padStart(4, "0");
+  return crcUpdateAscii(crc, input);
+}
+
+// The same over text known to be ASCII (digits, letters and the template's own printable text).
+function crcUpdateAscii(crc: number, input: string): number {
+  for (let i = 0; i < input.length; i++) crc = step(crc, input.charCodeAt(i));
+  return crc;
+}
+
+// "00".."FF": a CRC is written as two table lookups.
+const HEX_BYTES = /* @__PURE__ */ Array.from({ length: 256 }, (_, byte) =>
+  byte.toString(16).toUpperCase().padStart(2, "0"),
+);
+
+function crcHex(crc: number): string {
+  return HEX_BYTES[crc >> 8]! + HEX_BYTES[crc & 0xff]!;
+}
+
+/**
+ * The CRC state after a fixed text, as a function of the state before it. A CRC step is affine in
+ * the state over GF(2), so the function is two 256-entry tables (by high and low byte) and a constant:
+ * a merchant's fixed tags 58-60 in the middle of every code cost two lookups instead of a step per byte.
+ */
+interface CrcSkip {
+  high: Uint16Array;
+  low: Uint16Array;
+  constant: number;
+}
+
+function crcSkipOver(text: string): CrcSkip {
+  const constant = crcUpdate(0, text);
+  const high = new Uint16Array(256);
+  const low = new Uint16Array(256);
+  for (let byte = 0; byte < 256; byte++) {
+    high[byte] = crcUpdate(byte << 8, text) ^ constant;
+    low[byte] = crcUpdate(byte, text) ^ constant;
+  }
+  return { high, low, constant };
+}
+
+function crcSkip(crc: number, skip: CrcSkip): number {
+  return skip.high[crc >> 8]! ^ skip.low[crc & 0xff]! ^ skip.constant;
 }
 
 // One byte of CRC16-CCITT (poly 0x1021) through a 256-entry table: a payin's code is built per request.
@@ -149,8 +194,11 @@ function parseCents(amount: string): number {
  * //   + "5802BR5912Loja Exemplo6009Sao Paulo62120508pi01HZX3630480A9"
  */
 export function buildBrCode(fields: BrCodeFields): string {
-  const { pixKey, amountCents, txid, description } = fields;
-  if (typeof pixKey !== "string" || pixKeyTypeOf(pixKey) === null) {
+  const { pixKey, amountCents, txid } = fields;
+  // The checks run in this order on every call; a merchant seen before has passed the key's,
+  // name's and city's, so only its amount and txid are checked again.
+  const known = knownMerchant(fields);
+  if (known === undefined && (typeof pixKey !== "string" || pixKeyTypeOf(pixKey) === null)) {
     throw new BrCodeError("pixKey must be a valid PIX key (CPF, CNPJ, EMAIL, PHONE or EVP)", "pixKey");
   }
   if (
@@ -162,6 +210,53 @@ export function buildBrCode(fields: BrCodeFields): string {
   if (typeof txid !== "string" || txid.length > MAX_TXID || !TXID.test(txid)) {
     throw new BrCodeError("txid must be 0-25 letters and digits", "txid");
   }
+  const merchant = known ?? rememberMerchant(fields);
+
+  const head = amountCents === undefined ? merchant.reusable : merchant.oneTime;
+  // Around the merchant's fixed middle, the text is ASCII: the amount's digits, tags and the txid.
+  const amount = amountCents === undefined ? "" : tlv(TAG.amount, formatCents(amountCents));
+  const tail = `${tlv(TAG.additionalData, tlv(ADDITIONAL_TXID, txid === "" ? NO_TXID : txid)) + TAG.crc}04`;
+  const crc = crcUpdateAscii(crcSkip(crcUpdateAscii(head.crc, amount), merchant.middleSkip), tail);
+  return head.text + amount + merchant.middle + tail + crcHex(crc);
+}
+
+/** A code's text up to its amount, with the CRC state over it. */
+interface CodeHead {
+  text: string;
+  crc: number;
+}
+
+/** What every code of one merchant shares: the start, for one payment or reusable, and tags 58-60. */
+interface MerchantTemplate {
+  pixKey: string;
+  merchantName: string;
+  merchantCity: string;
+  description: string | undefined;
+  oneTime: CodeHead;
+  reusable: CodeHead;
+  /** Tags 58-60 (country, name, city), between the amount and the txid. */
+  middle: string;
+  middleSkip: CrcSkip;
+}
+
+// A payin per request builds a code for the same merchant again and again: its checked and encoded
+// fixed parts are kept, a few merchants at a time.
+const MAX_MERCHANTS = 16;
+const merchants = new Map<string, MerchantTemplate>();
+
+function knownMerchant(fields: BrCodeFields): MerchantTemplate | undefined {
+  const merchant = typeof fields.pixKey === "string" ? merchants.get(fields.pixKey) : undefined;
+  return merchant !== undefined &&
+    merchant.merchantName === fields.merchantName &&
+    merchant.merchantCity === fields.merchantCity &&
+    merchant.description === fields.description
+    ? merchant
+    : undefined;
+}
+
+// Called once the key is known valid; throws for the name, then the city, like buildBrCode always did.
+function rememberMerchant(fields: BrCodeFields): MerchantTemplate {
+  const { pixKey, description } = fields;
   const merchantName = displayText(fields.merchantName, MAX_NAME, "merchantName");
   const merchantCity = displayText(fields.merchantCity, MAX_CITY, "merchantCity");
 
@@ -172,20 +267,30 @@ export function buildBrCode(fields: BrCodeFields): string {
     const text = room > 0 ? toAscii(description).slice(0, room).trimEnd() : "";
     if (text !== "") account += tlv(ACCOUNT_DESCRIPTION, text);
   }
-
-  const payload =
-    tlv(TAG.payloadFormat, "01") +
-    tlv(TAG.pointOfInitiation, amountCents === undefined ? REUSABLE : ONE_TIME) +
-    tlv(TAG.merchantAccount, account) +
-    tlv(TAG.mcc, "0000") +
-    tlv(TAG.currency, "986") +
-    (amountCents === undefined ? "" : tlv(TAG.amount, formatCents(amountCents))) +
-    tlv(TAG.country, "BR") +
-    tlv(TAG.merchantName, merchantName) +
-    tlv(TAG.merchantCity, merchantCity) +
-    tlv(TAG.additionalData, tlv(ADDITIONAL_TXID, txid === "" ? NO_TXID : txid)) +
-    `${TAG.crc}04`;
-  return payload + crc16Ccitt(payload);
+  const headOf = (pointOfInitiation: string): CodeHead => {
+    const text =
+      tlv(TAG.payloadFormat, "01") +
+      tlv(TAG.pointOfInitiation, pointOfInitiation) +
+      tlv(TAG.merchantAccount, account) +
+      tlv(TAG.mcc, "0000") +
+      tlv(TAG.currency, "986");
+    return { text, crc: crcUpdate(0xffff, text) };
+  };
+  const middle =
+    tlv(TAG.country, "BR") + tlv(TAG.merchantName, merchantName) + tlv(TAG.merchantCity, merchantCity);
+  const merchant: MerchantTemplate = {
+    pixKey,
+    merchantName: fields.merchantName,
+    merchantCity: fields.merchantCity,
+    description,
+    oneTime: headOf(ONE_TIME),
+    reusable: headOf(REUSABLE),
+    middle,
+    middleSkip: crcSkipOver(middle),
+  };
+  if (merchants.size >= MAX_MERCHANTS) merchants.clear();
+  merchants.set(pixKey, merchant);
+  return merchant;
 }
 
 function readTlv(data: string, where: string): Map<string, string> {

@@ -88,7 +88,7 @@ const ratios = [];
 for (let round = 1; round <= ROUNDS; round++) {
   const bare = await post("bare");
   const mock = await post("mock");
-  rows.push(summary(`#${round} bare node:http POST (parse + fixed JSON)`, bare));
+  rows.push(summary(`#${round} bare node:http POST (parse + fixed PIX-size JSON)`, bare));
   rows.push(summary(`#${round} mock POST /payin (PIX), fresh mock`, mock));
   ratios.push(mock.requests.average / bare.requests.average);
 }

@@ -1,5 +1,5 @@
 // A server for bench/run.mjs, run in its own process pinned to core 0. Kinds:
-//   bare         parses the body and answers a fixed JSON (the node:http baseline)
+//   bare         parses the body and answers a fixed JSON the size of a PIX 201 (the node:http baseline)
 //   mock         a fresh createMockServer(), as a user's test suite starts it (the POST /payin run)
 //   mock-seeded  a mock with accounts of 1,000 and 100,000 payouts (the GET /payout runs); seeded in
 //                its own process, so the POST run never pays for this heap's garbage collection
@@ -35,13 +35,30 @@ async function seed(engine, balance, count) {
   return authorization;
 }
 
+// The bare server's fixed answer has the size and shape of the mock's PIX 201 answer, so that both
+// servers write the same bytes per response and the ratio measures the mock's work alone.
+const PIX_CREATED = {
+  id: "pi_01KAKQ6YQ1W3M0G4GQYX8V4D2B",
+  externalId: "acq_AbCdEfGhIjKlMnOpQrStUvWx",
+  referenceId: "order-1",
+  status: "PENDING",
+  amount: 10000,
+  paymentMethod: "PIX",
+  createdAt: "2026-01-31T12:00:00.000Z",
+  pix: {
+    qrcode:
+      "00020101021226580014br.gov.bcb.pix0136123e4567-e89b-42d3-a456-4266141740005204000053039865406100.00" +
+      "5802BR5916Paykit Mock Loja6009Sao Paulo622905251KAKQ6YQ1W3M0G4GQYX8V4D2B63041D3A",
+  },
+};
+
 if (kind === "bare") {
   const server = createServer((req, res) => {
     const chunks = [];
     req.on("data", (c) => chunks.push(c));
     req.on("end", () => {
       if (chunks.length > 0) JSON.parse(Buffer.concat(chunks).toString("utf8"));
-      const body = JSON.stringify({ id: "pi_01J00000000000000000000000", status: "PENDING", amount: 10000 });
+      const body = JSON.stringify(PIX_CREATED);
       res.writeHead(201, { "content-type": "application/json; charset=utf-8" });
       res.end(body);
     });

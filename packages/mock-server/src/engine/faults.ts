@@ -113,6 +113,11 @@ export class RateLimiter {
     this.#windows.clear();
   }
 
+  /** Whether a limit is set (no check, and no clock read, per request otherwise). */
+  get active(): boolean {
+    return this.#params !== null;
+  }
+
   get(): RateLimitParams | null {
     return this.#params ? { ...this.#params } : null;
   }

@@ -34,14 +34,20 @@ export interface EngineResponse {
   drop?: boolean;
 }
 
-const JSON_HEADERS = { "content-type": "application/json; charset=utf-8" } as const;
+const JSON_TYPE = "application/json; charset=utf-8";
 
 /** A JSON answer. */
 export function json(status: number, value: unknown, headers?: Record<string, string>): EngineResponse {
+  return jsonText(status, JSON.stringify(value), headers);
+}
+
+/** A JSON answer whose body is already JSON text. */
+export function jsonText(status: number, body: string, headers?: Record<string, string>): EngineResponse {
+  // A fresh headers object per answer: a transport may add its own (`connection: close`).
   return {
     status,
-    headers: headers ? { ...JSON_HEADERS, ...headers } : { ...JSON_HEADERS },
-    body: JSON.stringify(value),
+    headers: headers ? { "content-type": JSON_TYPE, ...headers } : { "content-type": JSON_TYPE },
+    body,
   };
 }
 
@@ -88,6 +94,7 @@ export function errorResponse(error: ApiError): EngineResponse {
 /** Whether a content type is JSON (`application/json` or `application/*+json`, any parameters). */
 export function isJsonContentType(value: string | undefined): boolean {
   if (!value) return false;
+  if (value === "application/json") return true;
   const semi = value.indexOf(";");
   const type = (semi === -1 ? value : value.slice(0, semi)).trim().toLowerCase();
   return type === "application/json" || (type.startsWith("application/") && type.endsWith("+json"));

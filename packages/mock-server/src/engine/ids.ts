@@ -5,29 +5,38 @@ const POOL_SIZE = 4096;
 let pool = new Uint8Array(0);
 let poolAt = 0;
 
-/** Cryptographically random bytes, drawn from a refilled pool so that ids cost one call per 4 KiB. */
-function randomBytes(count: number): Uint8Array {
+/**
+ * Reserves `count` cryptographically random bytes in the pool, refilled one call per 4 KiB; answers
+ * where they start in `pool` (no view allocated per id).
+ */
+function reserveRandom(count: number): number {
   if (poolAt + count > pool.length) {
     pool = crypto.getRandomValues(new Uint8Array(Math.max(POOL_SIZE, count)));
     poolAt = 0;
   }
-  const bytes = pool.subarray(poolAt, poolAt + count);
+  const at = poolAt;
   poolAt += count;
-  return bytes;
+  return at;
 }
 
-/** A random string over `alphabet` (its length must divide 256 for no bias, or be close: 62 → rejection). */
-export function randomString(length: number, alphabet: string = ALPHANUMERIC): string {
-  let out = "";
+/**
+ * A random string over `alphabet` (its length must divide 256 for no bias, or be close: 62 → rejection),
+ * after `prefix`, built as one flat string (appending char by char would leave a rope of short strings).
+ */
+export function randomString(length: number, alphabet: string = ALPHANUMERIC, prefix = ""): string {
+  const codes: number[] = [];
+  for (let i = 0; i < prefix.length; i++) codes.push(prefix.charCodeAt(i));
+  const end = prefix.length + length;
   const limit = 256 - (256 % alphabet.length);
-  while (out.length < length) {
-    const bytes = randomBytes(length - out.length + 8);
-    for (let i = 0; i < bytes.length && out.length < length; i++) {
-      const byte = bytes[i]!;
-      if (byte < limit) out += alphabet[byte % alphabet.length];
+  while (codes.length < end) {
+    const count = end - codes.length + 8;
+    const at = reserveRandom(count);
+    for (let i = at; i < at + count && codes.length < end; i++) {
+      const byte = pool[i]!;
+      if (byte < limit) codes.push(alphabet.charCodeAt(byte % alphabet.length));
     }
   }
-  return out;
+  return String.fromCharCode.apply(null, codes);
 }
 
 /** An unguessable token for customer-facing pages and 3DS sessions (190 bits). */
@@ -35,42 +44,48 @@ export function randomToken(): string {
   return randomString(32);
 }
 
+const ULID_TIME_CHARS = 10;
+const ULID_RANDOM_CHARS = 16;
+
 /**
  * Time-ordered ids (DESIGN.md section 2, Ids): a ULID-like 26-character Crockford base32 string whose
  * first 10 characters are the mock-clock time, monotonic within one millisecond.
  */
 export class UlidFactory {
   #lastTime = -1;
-  #lastRandom: number[] = [];
+  // The last id's random part as base-32 digits, incremented within one millisecond, and the
+  // character codes of the id being built (one flat string per id, no rope of short pieces).
+  readonly #random = new Uint8Array(ULID_RANDOM_CHARS);
+  readonly #time: number[] = [];
+  readonly #codes: number[] = [];
 
-  next(timeMs: number): string {
-    let random: number[];
+  /** The next id after `prefix` (`pi_`, `po_`…): the prefix and 26 characters. */
+  next(timeMs: number, prefix = ""): string {
+    const random = this.#random;
     if (timeMs === this.#lastTime) {
-      random = this.#lastRandom.slice();
-      for (let i = random.length - 1; i >= 0; i--) {
-        if (random[i]! < 31) {
-          random[i]! += 1;
-          break;
-        }
-        random[i] = 0;
+      for (let i = ULID_RANDOM_CHARS - 1; i >= 0; i--) {
+        random[i] = random[i]! < 31 ? random[i]! + 1 : 0;
+        if (random[i] !== 0) break;
       }
     } else {
-      const bytes = randomBytes(16);
-      random = Array.from(bytes, (b) => b & 31);
-      // Keep headroom so increments within one millisecond never wrap.
-      random[0] = random[0]! & 15;
+      let t = Math.max(0, Math.floor(timeMs));
+      for (let i = ULID_TIME_CHARS - 1; i >= 0; i--) {
+        this.#time[i] = CROCKFORD.charCodeAt(t % 32);
+        t = Math.floor(t / 32);
+      }
+      const at = reserveRandom(ULID_RANDOM_CHARS);
+      for (let i = 0; i < ULID_RANDOM_CHARS; i++) {
+        // Headroom in the first random digit: increments within one millisecond never wrap.
+        random[i] = pool[at + i]! & (i === 0 ? 15 : 31);
+      }
+      this.#lastTime = timeMs;
     }
-    this.#lastTime = timeMs;
-    this.#lastRandom = random;
-    let time = "";
-    let t = Math.max(0, Math.floor(timeMs));
-    for (let i = 0; i < 10; i++) {
-      time = CROCKFORD[t % 32] + time;
-      t = Math.floor(t / 32);
-    }
-    let suffix = "";
-    for (const r of random) suffix += CROCKFORD[r];
-    return time + suffix;
+    const codes = this.#codes;
+    codes.length = 0;
+    for (let i = 0; i < prefix.length; i++) codes.push(prefix.charCodeAt(i));
+    for (let i = 0; i < ULID_TIME_CHARS; i++) codes.push(this.#time[i]!);
+    for (let i = 0; i < ULID_RANDOM_CHARS; i++) codes.push(CROCKFORD.charCodeAt(random[i]!));
+    return String.fromCharCode.apply(null, codes);
   }
 }
 

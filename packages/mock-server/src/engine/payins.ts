@@ -16,7 +16,7 @@ import type { Account } from "./accounts.js";
 import { ApiError, invalidData } from "./http.js";
 import { randomString, randomToken } from "./ids.js";
 import { cardOutcome, RISK_EMAIL_SUFFIX } from "./magic.js";
-import { PayinRecord, recordStatus } from "./records.js";
+import { PayinRecord, recordStatus, storedJson } from "./records.js";
 import type { MockState } from "./state.js";
 
 const HOUR_MS = 3_600_000;
@@ -57,16 +57,14 @@ export function createPayin(state: MockState, account: Account, body: unknown, b
   }
 
   const now = state.clock.now();
-  const ulid = state.ids.next(now);
   const payin = new PayinRecord(
-    PAYIN_ID_PREFIX + ulid,
+    state.ids.next(now, PAYIN_ID_PREFIX),
     account.id,
-    `acq_${randomString(24)}`,
+    randomString(24, undefined, "acq_"),
     params.referenceId,
     params.paymentMethod,
     params.amount,
-    JSON.stringify(params.customer),
-    JSON.stringify(params.items),
+    storedJson({ customer: params.customer, items: params.items }),
     params.webhookUrl ?? null,
     now,
     status,
@@ -76,7 +74,7 @@ export function createPayin(state: MockState, account: Account, body: unknown, b
     case "PIX":
       pixCode = account.pixCharge.code(params.amount, payin.id);
       payin.pixCharge = account.pixCharge;
-      state.scheduler.schedule(now + PIX_EXPIRY_MS, state.expireOnClock, payin);
+      state.scheduler.scheduleIn(state.pixExpiries, now + PIX_EXPIRY_MS, payin);
       break;
     case "BOLETO":
       payin.boletoBarcode = boletoLineOf(params.amount, now + BOLETO_EXPIRY_MS, ++state.boletoSeq);
@@ -99,7 +97,7 @@ export function createPayin(state: MockState, account: Account, body: unknown, b
       break;
     }
   }
-  state.payins.set(payin.id, payin);
+  state.payins.add(payin);
   account.insertPayin(payin);
   return { payin, pixCode };
 }

@@ -73,7 +73,7 @@ export function createPayout(state: MockState, account: Account, body: unknown):
       ? "AWAITING_APPROVAL"
       : "PENDING";
   const payout = new PayoutRecord(
-    PAYOUT_ID_PREFIX + state.ids.next(now),
+    state.ids.next(now, PAYOUT_ID_PREFIX),
     account.id,
     params.amount,
     params.pixKey,

@@ -5,7 +5,6 @@ import { challengePage } from "../pages/challenge-page.js";
 import { renderDashboardPage } from "../pages/dashboard.js";
 import { openFinanceDonePage, openFinancePage } from "../pages/open-finance-page.js";
 import { threeDSScript } from "../pages/three-ds-script.js";
-import { authenticate } from "./accounts.js";
 import type { ControlOperations } from "./control.js";
 import { AuthorizeBody, ChallengeBody, FailBody, ListQuery, ThreeDSBody } from "./control-schemas.js";
 import {
@@ -14,12 +13,13 @@ import {
   type EngineResponse,
   isJsonContentType,
   json,
+  jsonText,
   parseJsonBody,
 } from "./http.js";
 import { constantTimeEqual } from "./ids.js";
 import { authorizePayin, completeThreeDS, createPayin, payinOf } from "./payins.js";
 import { createPayout, listPayouts, readListQuery } from "./payouts.js";
-import { payinCreatedJson, payinJson, payoutCreatedJson } from "./records.js";
+import { orderOf, payinCreatedBody, payinJson, payoutCreatedJson } from "./records.js";
 import type { Route } from "./router.js";
 import type { MockState } from "./state.js";
 
@@ -79,7 +79,7 @@ function listQuery(query: string): { accountId?: string; limit?: number } {
 
 /** The merchant API of the spec: POST/GET /payin, POST/GET /payout. */
 function apiRoutes(state: MockState): Route[] {
-  const auth = (req: EngineRequest) => authenticate(req.header("authorization"), state.accountsByPublicKey);
+  const auth = (req: EngineRequest) => state.authenticator.authenticate(req.header("authorization"));
   return [
     {
       method: "POST",
@@ -88,7 +88,8 @@ function apiRoutes(state: MockState): Route[] {
       handle: ({ req }) => {
         const account = auth(req);
         const { payin, pixCode } = createPayin(state, account, apiBody(req), req.base);
-        return json(201, payinCreatedJson(payin, `${req.base}/_mock/acquirer/three-ds.js`, pixCode));
+        const sdkUrl = `${req.base}/_mock/acquirer/three-ds.js`;
+        return jsonText(201, payinCreatedBody(payin, sdkUrl, pixCode));
       },
     },
     {
@@ -212,7 +213,7 @@ function pageRoutes(state: MockState): Route[] {
         const payin = state.payins.get(id);
         if (!payin || payin.boletoBarcode === null)
           throw new ApiError("NOT_FOUND", `no boleto ${params.file}`);
-        const customer = JSON.parse(payin.customerJson) as { name: string };
+        const { customer } = orderOf(payin);
         const pdf = boletoPdf({
           payinId: payin.id,
           line: payin.boletoBarcode,
@@ -236,7 +237,7 @@ function pageRoutes(state: MockState): Route[] {
       kind: "page",
       handle: ({ req, params }) => {
         const payin = openFinance(params.id!);
-        const customer = JSON.parse(payin.customerJson) as { name: string };
+        const { customer } = orderOf(payin);
         const html = openFinancePage({
           payinId: payin.id,
           amountCents: payin.amount,

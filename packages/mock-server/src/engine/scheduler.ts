@@ -1,5 +1,6 @@
 import type { MockClock } from "./clock.js";
 import { MinHeap } from "./heap.js";
+import { Lane } from "./lane.js";
 
 /** Work due at a moment of the mock clock (an expiry, a reserve release, a webhook retry). */
 export interface ScheduledTask {
@@ -21,6 +22,7 @@ const MAX_TIMER_MS = 2_147_483_647;
 export class Scheduler {
   readonly #clock: MockClock;
   readonly #heap = new MinHeap<ScheduledTask>();
+  readonly #lanes: Lane<never>[] = [];
   #seq = 0;
   #timer: ReturnType<typeof setTimeout> | undefined;
   #armedAt = Number.POSITIVE_INFINITY;
@@ -43,13 +45,59 @@ export class Scheduler {
     return task;
   }
 
+  /**
+   * A lane for one kind of work scheduled per item, such as every PIX payin's expiry: see
+   * {@link Lane}. Items go in with {@link scheduleIn}.
+   */
+  lane<T>(run: (item: T) => void): Lane<T> {
+    const lane = new Lane(run);
+    this.#lanes.push(lane as unknown as Lane<never>);
+    return lane;
+  }
+
+  /**
+   * Runs `lane.run(item)` once the mock clock reaches `at`, in the same order as {@link schedule}
+   * would; not cancellable. An item out of the lane's order (the clock was set back) becomes a task.
+   */
+  scheduleIn<T>(lane: Lane<T>, at: number, item: T): void {
+    if (!lane.accepts(at)) {
+      this.schedule(at, lane.run, item);
+      return;
+    }
+    lane.push(at, this.#seq++, item);
+    if (at < this.#armedAt) this.arm();
+  }
+
   /** Runs every task that is due on the mock clock, oldest first. */
   runDue(): void {
     const now = this.#clock.now();
-    for (let top = this.#heap.peek(); top !== undefined && top.at <= now; top = this.#heap.peek()) {
-      this.#heap.pop();
-      if (!top.cancelled) (top.run as (arg: unknown) => void)(top.arg);
+    for (;;) {
+      const top = this.#heap.peek();
+      const lane = this.#firstLane();
+      if (lane !== undefined && lane.headAt <= now && (top === undefined || laneFirst(lane, top))) {
+        (lane.run as (item: unknown) => void)(lane.shift());
+      } else if (top !== undefined && top.at <= now) {
+        this.#heap.pop();
+        if (!top.cancelled) (top.run as (arg: unknown) => void)(top.arg);
+      } else {
+        return;
+      }
     }
+  }
+
+  // The lane whose head comes first, if any lane holds work.
+  #firstLane(): Lane<never> | undefined {
+    let first: Lane<never> | undefined;
+    for (const lane of this.#lanes) {
+      if (lane.headAt === Number.POSITIVE_INFINITY) continue;
+      if (
+        first === undefined ||
+        lane.headAt < first.headAt ||
+        (lane.headAt === first.headAt && lane.headSeq < first.headSeq)
+      )
+        first = lane;
+    }
+    return first;
   }
 
   /** Re-arms the real timer for the earliest task (after the clock moved or tasks were added). */
@@ -63,9 +111,13 @@ export class Scheduler {
       this.#heap.pop();
       top = this.#heap.peek();
     }
-    if (top === undefined) return;
-    const delay = Math.min(Math.max(0, top.at - this.#clock.now()), MAX_TIMER_MS);
-    this.#armedAt = top.at;
+    const at = Math.min(
+      top?.at ?? Number.POSITIVE_INFINITY,
+      this.#firstLane()?.headAt ?? Number.POSITIVE_INFINITY,
+    );
+    if (at === Number.POSITIVE_INFINITY) return;
+    const delay = Math.min(Math.max(0, at - this.#clock.now()), MAX_TIMER_MS);
+    this.#armedAt = at;
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       this.#armedAt = Number.POSITIVE_INFINITY;
@@ -78,6 +130,7 @@ export class Scheduler {
   /** Drops every task and the timer. */
   clear(): void {
     this.#heap.clear();
+    for (const lane of this.#lanes) lane.clear();
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#armedAt = Number.POSITIVE_INFINITY;
@@ -88,6 +141,10 @@ export class Scheduler {
     this.#stopped = true;
     this.clear();
   }
+}
+
+function laneFirst(lane: Lane<never>, task: ScheduledTask): boolean {
+  return lane.headAt < task.at || (lane.headAt === task.at && lane.headSeq < task.seq);
 }
 
 /** Keeps a timer from holding a Node process open; a no-op where timers are plain numbers. */

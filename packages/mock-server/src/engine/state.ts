@@ -1,10 +1,18 @@
 import { type KnownPayinStatus, type KnownPayoutStatus, WEBHOOK_TIMEOUT_MS } from "@paykit/contract";
-import { Account, type AccountKeys, type CreateAccountParams, newKeyPair } from "./accounts.js";
+import {
+  Account,
+  type AccountKeys,
+  Authenticator,
+  type CreateAccountParams,
+  newKeyPair,
+} from "./accounts.js";
 import { MockClock } from "./clock.js";
 import { Faults, RateLimiter } from "./faults.js";
 import { ApiError } from "./http.js";
 import { UlidFactory } from "./ids.js";
+import type { Lane } from "./lane.js";
 import { Outbox, type WebhookFetch } from "./outbox.js";
+import { PayinIndex } from "./payin-index.js";
 import { expireOnClock } from "./payins.js";
 import { PixDirectory, type RegisterPixKeyParams } from "./pix-directory.js";
 import { type PayinRecord, type PayoutRecord, payinWebhookJson, payoutJson } from "./records.js";
@@ -62,7 +70,10 @@ export class MockState {
   readonly outbox: Outbox;
   readonly accounts = new Map<string, Account>();
   readonly accountsByPublicKey = new Map<string, Account>();
-  readonly payins = new Map<string, PayinRecord>();
+  /** The merchant API's Basic auth over {@link accountsByPublicKey}. */
+  readonly authenticator = new Authenticator(this.accountsByPublicKey);
+  /** Every payin by id. */
+  readonly payins = new PayinIndex();
   readonly payinsByThreeDSTransaction = new Map<string, PayinRecord>();
   readonly autoAdvance: boolean;
   readonly advanceIntervalMs: number;
@@ -79,10 +90,13 @@ export class MockState {
   #closed = false;
   /** The expiry every PIX and BOLETO payin schedules: one function for all of them. */
   readonly expireOnClock = (payin: PayinRecord): void => expireOnClock(this, payin);
+  /** PIX payins' expiries, all 1 h after creation, so in creation order: no task object per payin. */
+  readonly pixExpiries: Lane<PayinRecord>;
 
   constructor(options: EngineOptions = {}) {
     this.clock = new MockClock(options.now);
     this.scheduler = new Scheduler(this.clock);
+    this.pixExpiries = this.scheduler.lane(this.expireOnClock);
     const fetcher = options.fetch;
     this.outbox = new Outbox(
       this.clock,
@@ -122,6 +136,7 @@ export class MockState {
     this.clock.reset();
     this.accounts.clear();
     this.accountsByPublicKey.clear();
+    this.authenticator.clear();
     this.payins.clear();
     this.payinsByThreeDSTransaction.clear();
     this.directory.reset();
