@@ -19,6 +19,7 @@ export {
   parseBrCode,
 } from "./br-code.js";
 export { Card, CardData, CardToken, Installments } from "./card.js";
+export { compiled } from "./compiled.js";
 export {
   Address,
   Cpf,

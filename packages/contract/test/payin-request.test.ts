@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { PayinCreateParams, validate } from "../src/index.js";
+import { compiled, PayinCreateParams, validate } from "../src/index.js";
 import { card, customer, payins, withField } from "./fixtures.js";
 
 const methods = Object.keys(payins) as Array<keyof typeof payins>;
@@ -169,5 +169,24 @@ describe("POST /payin request: every rule broken in turn is INVALID_DATA naming 
     const body = withField(payins.CREDIT_CARD, "card.number", "4111111111111112");
     const result = failure(withField(body, "card.cvv", "9"));
     expect(JSON.stringify(result)).not.toMatch(/4111111111111112|"9"/);
+  });
+});
+
+describe("compiled(): the fast path gives the same answers", () => {
+  const cases: Array<[string, unknown]> = [
+    ["a valid PIX payin", payins.PIX],
+    ["a valid card payin", payins.CREDIT_CARD],
+    ["a wrong CPF", withField(payins.PIX, "customer.document", "52998224726")],
+    ["a missing amount", withField(payins.BOLETO, "amount", undefined)],
+    ["an unknown field", { ...payins.PIX, referenceID: "typo" }],
+    ["an expired card", withField(payins.CREDIT_CARD, "card.expirationYear", "2020")],
+    ["not an object", "PIX"],
+  ];
+  it.each(cases)("%s", (_case, body) => {
+    expect(validate(compiled(PayinCreateParams), body)).toEqual(validate(PayinCreateParams, body));
+  });
+
+  it("is memoised per schema", () => {
+    expect(compiled(PayinCreateParams)).toBe(compiled(PayinCreateParams));
   });
 });

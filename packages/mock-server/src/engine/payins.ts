@@ -4,6 +4,7 @@ import {
   canPayinTransition,
   cardBrand,
   cardLast4,
+  compiled,
   type KnownPayinStatus,
   PAYIN_ID_PREFIX,
   PayinCreateParams,
@@ -42,7 +43,7 @@ export function createPayin(state: MockState, account: Account, body: unknown, b
       "card payins need the additional KYC approval; ask support to enable them",
     );
   }
-  const result = validate(PayinCreateParams, body);
+  const result = validate(compiled(PayinCreateParams), body);
   if (!result.success) throw new ApiError(result.code, result.message, { details: result.details });
   const params = result.data;
   if (params.customer.email.toLowerCase().endsWith(RISK_EMAIL_SUFFIX)) {

@@ -1,5 +1,6 @@
 import {
   canPayoutTransition,
+  compiled,
   type KnownPayoutStatus,
   PAYOUT_ID_PREFIX,
   PAYOUT_LIST_DEFAULTS,
@@ -26,7 +27,7 @@ const ADVANCEABLE: ReadonlySet<string> = new Set(["PENDING", "APPROVED", "PROCES
  * can never overdraw (DESIGN.md section 2, Balance).
  */
 export function createPayout(state: MockState, account: Account, body: unknown): PayoutRecord {
-  const result = validate(PayoutCreateParams, body);
+  const result = validate(compiled(PayoutCreateParams), body);
   if (!result.success) throw new ApiError(result.code, result.message, { details: result.details });
   const params = result.data;
   const fee = account.fees.payoutFlatCents;
@@ -234,7 +235,7 @@ function lowerBound(list: readonly PayoutRecord[], ms: number): number {
  * unfiltered page costs the same with 1,000 or 100,000 payouts (DESIGN.md section 2, GET /payout).
  */
 export function listPayouts(account: Account, rawQuery: unknown): PayoutList {
-  const result = validate(PayoutListQuery, rawQuery);
+  const result = validate(compiled(PayoutListQuery), rawQuery);
   if (!result.success) throw new ApiError("INVALID_DATA", result.message, { details: result.details });
   const query = result.data;
   const page = query.page ?? PAYOUT_LIST_DEFAULTS.page;

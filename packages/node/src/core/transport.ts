@@ -1,4 +1,4 @@
-import ky, { type KyInstance } from "ky";
+import type { KyInstance } from "ky";
 import type { ResolvedConfig } from "./config.js";
 import { classifyNetworkError, type NetworkFailure } from "./network-error.js";
 
@@ -34,7 +34,7 @@ function callHeaders(
  * two `Request` objects per call, which measured 1.5-1.7x raw fetch (README: Performance).
  */
 export class Transport {
-  readonly #ky: KyInstance;
+  #ky: Promise<KyInstance> | undefined;
   readonly #fetch: typeof fetch;
   readonly #readHeaders: Record<string, string>;
 
@@ -46,7 +46,26 @@ export class Transport {
     };
     this.#fetch = config.fetch;
     this.#readHeaders = headers;
-    this.#ky = ky.create({ retry: 0, throwHttpErrors: false, timeout: false, fetch: config.fetch, headers });
+  }
+
+  // ky probes Request and stream support as it loads, which makes Node load its whole fetch
+  // implementation (~10 ms): it is loaded with the first creation, not when the SDK is imported.
+  #creations(): Promise<KyInstance> {
+    this.#ky ??= import("ky").then(
+      ({ default: ky }) =>
+        ky.create({
+          retry: 0,
+          throwHttpErrors: false,
+          timeout: false,
+          fetch: this.#fetch,
+          headers: this.#readHeaders,
+        }),
+      (error: unknown) => {
+        this.#ky = undefined;
+        throw error;
+      },
+    );
+    return this.#ky;
   }
 
   /** One attempt of `method url`, limited to `timeoutMs` from sending to the last byte of the answer. */
@@ -77,7 +96,7 @@ export class Transport {
                 : this.#readHeaders,
               signal: controller.signal,
             })
-          : await this.#ky(url, {
+          : await (await this.#creations())(url, {
               method,
               body,
               headers: callHeaders(body, extraHeaders),
