@@ -1,5 +1,5 @@
 import type { AddressInfo } from "node:net";
-import { createMockServer } from "@paykit/mock-server";
+import { createMockServer, SAMPLE_CUSTOMER } from "@paykit/mock-server";
 import { Paykit } from "@paykit/node";
 import type { WebhookEvent } from "@paykit/webhooks";
 import { signWebhook } from "@paykit/webhooks/testing";
@@ -7,19 +7,8 @@ import { describe, expect, it } from "vitest";
 import { createApp } from "../src/app.js";
 
 const SECRET = "whsec_ZXhwcmVzcy1leGFtcGxlLXNpZ25pbmcta2V5LTMyYg==";
-const customer = {
-  name: "Maria Santos",
-  document: "12345678909",
-  email: "maria.santos@example.com",
-  phone: "5511987654321",
-  address: {
-    street: "Avenida Paulista",
-    number: "1000",
-    zipCode: "01310100",
-    city: "São Paulo",
-    state: "SP",
-  },
-};
+// The mock package ships valid sample data for merchants' tests (a CPF, phone and CEP it accepts).
+const customer = SAMPLE_CUSTOMER;
 
 async function start() {
   const mock = await createMockServer({ autoAdvance: false });

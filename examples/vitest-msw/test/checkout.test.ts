@@ -1,4 +1,4 @@
-import { createPaykitMock } from "@paykit/mock-server/msw";
+import { createPaykitMock, SAMPLE_CUSTOMER } from "@paykit/mock-server/msw";
 import { Paykit } from "@paykit/node";
 import { parseWebhookRequest, type WebhookEvent } from "@paykit/webhooks";
 import { HttpResponse, http } from "msw";
@@ -47,19 +47,7 @@ afterAll(() => {
 const order: Order = {
   id: "order-1001",
   customerIp: "177.10.20.30",
-  customer: {
-    name: "Maria Santos",
-    document: "12345678909",
-    email: "maria.santos@example.com",
-    phone: "5511987654321",
-    address: {
-      street: "Avenida Paulista",
-      number: "1000",
-      zipCode: "01310100",
-      city: "São Paulo",
-      state: "SP",
-    },
-  },
+  customer: SAMPLE_CUSTOMER, // valid sample data shipped by the mock package
   items: [
     { title: "Camiseta", quantity: 2, unitPrice: 4_990 },
     { title: "Caneca", quantity: 1, unitPrice: 3_500 },

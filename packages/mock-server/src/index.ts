@@ -39,4 +39,13 @@ export {
   TEMPORARY_UNAVAILABLE_AMOUNT,
 } from "./engine/index.js";
 export { createHttpControl, type HttpControlOptions } from "./http-control.js";
+export {
+  type PayinCreateParamsFor,
+  SAMPLE_CARD,
+  SAMPLE_CUSTOMER,
+  SAMPLE_ITEMS,
+  samplePayin,
+  samplePayout,
+  sampleReferenceId,
+} from "./samples.js";
 export { createMockServer, type MockServer, type MockServerOptions } from "./server.js";

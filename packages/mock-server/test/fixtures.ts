@@ -5,6 +5,11 @@ import {
   createHttpControl,
   createMockServer,
   type MockControl,
+  SAMPLE_CARD,
+  SAMPLE_CUSTOMER,
+  samplePayin,
+  samplePayout,
+  sampleReferenceId,
 } from "../src/index.js";
 import { createPaykitMock } from "../src/msw/index.js";
 
@@ -96,69 +101,21 @@ export function apiOf(h: Harness, keys: { publicKey: string; secretKey: string }
   };
 }
 
-export const customer = {
-  name: "Maria da Silva",
-  document: "12345678909",
-  email: "maria@example.com",
-  phone: "5511987654321",
-  address: { street: "Rua Augusta", number: "100", zipCode: "01305000", city: "São Paulo", state: "SP" },
-};
+// The package's own samples (also what merchants use); these wrappers take loose overrides so a test
+// can send what the contract would refuse.
+export const customer = SAMPLE_CUSTOMER;
 
-const base = {
-  amount: 10_000,
-  isPhysicalProduct: false,
-  payerIp: "200.100.50.25",
-  customer,
-  items: [{ title: "Plano mensal", quantity: 1, unitPrice: 10_000 }],
-};
-
-let seq = 0;
 /** A unique reference id. */
-export const ref = (prefix = "ref") => `${prefix}-${++seq}-${Math.random().toString(36).slice(2, 8)}`;
+export const ref = (prefix = "ref") => sampleReferenceId(prefix);
 
-export const pixPayin = (extra: Record<string, unknown> = {}) => ({
-  ...base,
-  paymentMethod: "PIX",
-  referenceId: ref("pix"),
-  ...extra,
-});
-export const boletoPayin = (extra: Record<string, unknown> = {}) => ({
-  ...base,
-  paymentMethod: "BOLETO",
-  referenceId: ref("bol"),
-  ...extra,
-});
+export const pixPayin = (extra: Record<string, unknown> = {}) => ({ ...samplePayin("PIX"), ...extra });
+export const boletoPayin = (extra: Record<string, unknown> = {}) => ({ ...samplePayin("BOLETO"), ...extra });
 export const openFinancePayin = (extra: Record<string, unknown> = {}) => ({
-  ...base,
-  paymentMethod: "OPEN_FINANCE",
-  referenceId: ref("of"),
-  customer: {
-    name: customer.name,
-    document: customer.document,
-    email: customer.email,
-    phone: customer.phone,
-  },
-  bankId: "001",
+  ...samplePayin("OPEN_FINANCE"),
   ...extra,
 });
 export const cardPayin = (number = "4111111111111111", extra: Record<string, unknown> = {}) => ({
-  ...base,
-  paymentMethod: "CREDIT_CARD",
-  referenceId: ref("card"),
-  card: {
-    holderName: "MARIA DA SILVA",
-    number,
-    expirationMonth: "12",
-    expirationYear: "2099",
-    cvv: "123",
-    installments: 1,
-  },
+  ...samplePayin("CREDIT_CARD", { card: { ...SAMPLE_CARD, number } }),
   ...extra,
 });
-export const payoutBody = (extra: Record<string, unknown> = {}) => ({
-  amount: 5_000,
-  pixKey: "maria.santos@example.com",
-  pixKeyType: "EMAIL",
-  referenceId: ref("po"),
-  ...extra,
-});
+export const payoutBody = (extra: Record<string, unknown> = {}) => ({ ...samplePayout(), ...extra });

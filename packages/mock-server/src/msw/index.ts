@@ -64,3 +64,11 @@ export function createPaykitMock(options: PaykitMockOptions): PaykitMock {
     close: () => engine.close(),
   };
 }
+export {
+  SAMPLE_CARD,
+  SAMPLE_CUSTOMER,
+  SAMPLE_ITEMS,
+  samplePayin,
+  samplePayout,
+  sampleReferenceId,
+} from "../samples.js";

@@ -1,4 +1,5 @@
 import type { Payout, PayoutList } from "@paykit/contract";
+import { SAMPLE_CARD, SAMPLE_CUSTOMER, SAMPLE_ITEMS, samplePayout } from "@paykit/mock-server";
 
 /** A test key pair in the mock's shape. */
 export const KEYS = { publicKey: "pk_test_public123", secretKey: "sk_test_SUPERSECRETvalue42" } as const;
@@ -6,14 +7,8 @@ export const KEYS = { publicKey: "pk_test_public123", secretKey: "sk_test_SUPERS
 /** The base URL the unit tests pretend to call. */
 export const BASE_URL = "https://api.paykit.test/v1";
 
-/** A valid customer with address (PIX, BOLETO, CREDIT_CARD). */
-export const customer = {
-  name: "Maria Silva",
-  document: "52998224725",
-  email: "maria@example.com",
-  phone: "5511987654321",
-  address: { street: "Rua A", number: "10", zipCode: "01310100", city: "São Paulo", state: "SP" as const },
-};
+/** A valid customer with address (PIX, BOLETO, CREDIT_CARD): the mock package's sample. */
+export const customer = SAMPLE_CUSTOMER;
 
 /** The common fields of a payin request. */
 export const payinBase = {
@@ -22,26 +17,14 @@ export const payinBase = {
   isPhysicalProduct: false,
   payerIp: "203.0.113.7",
   customer,
-  items: [{ title: "Plan", quantity: 1, unitPrice: 10_000 }],
+  items: SAMPLE_ITEMS,
 };
 
 /** A card with a valid (test) number. */
-export const card = {
-  holderName: "MARIA SILVA",
-  number: "4111111111111111",
-  expirationMonth: "12",
-  expirationYear: "2035",
-  cvv: "123",
-  installments: 1,
-};
+export const card = SAMPLE_CARD;
 
 /** A PIX payout request. */
-export const payoutRequest = {
-  amount: 5_000,
-  pixKey: "maria@example.com",
-  pixKeyType: "EMAIL" as const,
-  referenceId: "withdraw-1",
-};
+export const payoutRequest = { ...samplePayout(), referenceId: "withdraw-1" };
 
 /** A payout record as the service answers it. */
 export function payoutRecord(overrides: Partial<Payout> = {}): Payout {
