@@ -5,7 +5,7 @@
 // workspace from the lockfile, installs Debian's Chromium when the browser tests need it, then runs
 // the named root script with pnpm.
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -79,11 +79,39 @@ function ensureChromium() {
   process.env.CHROMIUM_PATH = chromiumPath() ?? "/usr/bin/chromium";
 }
 
+// Every package's vitest writes test-results/vitest.json; the sum is printed as one closing line.
+const testProjects = ["packages", "examples", "tests"].flatMap((group) =>
+  existsSync(join(root, group)) ? readdirSync(join(root, group)).map((name) => join(root, group, name)) : [],
+);
+
+function testTotals() {
+  let passed = 0;
+  let failed = 0;
+  let skipped = 0;
+  for (const project of testProjects) {
+    const report = join(project, "test-results", "vitest.json");
+    if (!existsSync(report)) continue;
+    const json = JSON.parse(readFileSync(report, "utf8"));
+    passed += json.numPassedTests;
+    failed += json.numFailedTests;
+    skipped += json.numPendingTests + json.numTodoTests;
+  }
+  return { passed, failed, skipped };
+}
+
 const started = Date.now();
+if (task === "verify") {
+  for (const project of testProjects) rmSync(join(project, "test-results", "vitest.json"), { force: true });
+}
 ensurePnpm();
 step("pnpm install --frozen-lockfile");
 run("pnpm", ["install", "--frozen-lockfile", "--prefer-offline"]);
 if (task === "verify") ensureChromium();
 step(`pnpm run ${task}`);
-run("pnpm", ["run", task, ...rest]);
+const result = spawnSync("pnpm", ["run", task, ...rest], { cwd: root, stdio: "inherit", env: process.env });
+if (task === "verify") {
+  const { passed, failed, skipped } = testTotals();
+  console.log(`\nTests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
+}
+if (result.status !== 0) process.exit(result.status ?? 1);
 console.log(`\n✔ ${task} finished in ${((Date.now() - started) / 1000).toFixed(1)} s`);
