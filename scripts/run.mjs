@@ -81,7 +81,11 @@ function ensureChromium() {
 
 // Every package's vitest writes test-results/vitest.json; the sum is printed as one closing line.
 const testProjects = ["packages", "examples", "tests"].flatMap((group) =>
-  existsSync(join(root, group)) ? readdirSync(join(root, group)).map((name) => join(root, group, name)) : [],
+  existsSync(join(root, group))
+    ? readdirSync(join(root, group))
+        .map((name) => join(root, group, name))
+        .filter((dir) => existsSync(join(dir, "package.json")))
+    : [],
 );
 
 function testTotals() {
