@@ -21,13 +21,11 @@ export type CardToken = z.infer<typeof CardToken>;
 export const CardData = z
   .strictObject({
     holderName: text(100),
-    number: z
-      .string()
-      .check(
-        z.refine(isValidCardNumber, {
-          error: "must be a valid card number: 13-19 digits passing the Luhn check",
-        }),
-      ),
+    number: z.string().check(
+      z.refine(isValidCardNumber, {
+        error: "must be a valid card number: 13-19 digits passing the Luhn check",
+      }),
+    ),
     expirationMonth: z
       .string()
       .check(z.regex(/^(0[1-9]|1[0-2])$/, { error: "must be a two-digit month, 01-12" })),
