@@ -1,18 +1,25 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { createRequire } from "node:module";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { parseCliArgs } from "../src/node/args.js";
 import { basic } from "./fixtures.js";
 
 const CLI = fileURLToPath(new URL("../src/node/cli.ts", import.meta.url));
-const TSX = fileURLToPath(new URL("../../../node_modules/.bin/tsx", import.meta.url));
+// tsx as a loader in the CLI's own process: the tsx command runs a second process and relays signals,
+// which races with the CLI's SIGINT handler on a loaded machine (exit 130 instead of a clean stop).
+const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm")).href;
 
 function start(args: string[]): { child: ChildProcess; lines: AsyncIterableIterator<string> } {
-  const child = spawn(TSX, ["--conditions=@paykit/source", CLI, ...args], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--import", TSX_LOADER, "--conditions=@paykit/source", CLI, ...args],
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   return { child, lines };
 }
