@@ -4,26 +4,11 @@
 // every payin is kept (a fresh engine growing to 320,000 payins), so the figure includes the garbage
 // collection a test suite's mock pays.
 import { createEngine } from "../dist/engine/index.js";
+import { samplePayin } from "../dist/index.js";
 
 const engine = createEngine({ autoAdvance: false });
 const auth = `Basic ${btoa(`${engine.account.publicKey}:${engine.account.secretKey}`)}`;
-const bytes = Buffer.from(
-  JSON.stringify({
-    paymentMethod: "PIX",
-    amount: 10000,
-    referenceId: "order-1",
-    isPhysicalProduct: false,
-    payerIp: "200.100.50.25",
-    customer: {
-      name: "Maria da Silva",
-      document: "12345678909",
-      email: "maria@example.com",
-      phone: "5511987654321",
-      address: { street: "Rua Augusta", number: "100", zipCode: "01305000", city: "São Paulo", state: "SP" },
-    },
-    items: [{ title: "Plano mensal", quantity: 1, unitPrice: 10000 }],
-  }),
-);
+const bytes = Buffer.from(JSON.stringify(samplePayin("PIX", { referenceId: "order-1" })));
 const header = (name) =>
   name === "authorization" ? auth : name === "content-type" ? "application/json" : undefined;
 const request = () => ({

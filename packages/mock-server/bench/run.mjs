@@ -8,6 +8,7 @@ import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
+import { samplePayin } from "../dist/index.js";
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -49,21 +50,8 @@ const median = (values) => {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 };
 
-const payin = JSON.stringify({
-  paymentMethod: "PIX",
-  amount: 10_000,
-  referenceId: "order-1",
-  isPhysicalProduct: false,
-  payerIp: "200.100.50.25",
-  customer: {
-    name: "Maria da Silva",
-    document: "12345678909",
-    email: "maria@example.com",
-    phone: "5511987654321",
-    address: { street: "Rua Augusta", number: "100", zipCode: "01305000", city: "São Paulo", state: "SP" },
-  },
-  items: [{ title: "Plano mensal", quantity: 1, unitPrice: 10_000 }],
-});
+// The package's own sample PIX request (what a merchant's test would send), with a fixed referenceId.
+const payin = JSON.stringify(samplePayin("PIX", { referenceId: "order-1" }));
 
 const pinned = pin(process.pid, 1);
 const rows = [];
