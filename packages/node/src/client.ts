@@ -68,6 +68,7 @@ export class Paykit {
     };
   }
 
+  /** What `console.log`/`util.inspect` show of a client: the public key and mode, never the secret. */
   [INSPECT_CUSTOM](): string {
     return `Paykit ${JSON.stringify(this.toJSON())}`;
   }

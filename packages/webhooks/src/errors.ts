@@ -42,6 +42,7 @@ export class WebhookVerificationError extends Error {
     return { name: this.name, code: this.code, message: this.message };
   }
 
+  /** What `console.log`/`util.inspect` show: name, code and message, never the body or the secret. */
   [INSPECT](): string {
     return `${this.name} [${this.code}]: ${this.message}`;
   }
@@ -68,6 +69,7 @@ export class WebhookParseError extends Error {
     return { name: this.name, code: this.code, message: this.message, details: this.details };
   }
 
+  /** What `console.log`/`util.inspect` show: name, code and message, never the body or the secret. */
   [INSPECT](): string {
     return `${this.name} [${this.code}]: ${this.message}`;
   }
