@@ -60,23 +60,34 @@ function chromiumPath() {
   return null;
 }
 
-function ensureChromium() {
-  if (chromiumPath()) {
-    process.env.CHROMIUM_PATH = chromiumPath();
-    return;
+// Debian's packages the tests run for real: Chromium (3DS, CSRF and docs pages), Redis and PostgreSQL
+// (the shared webhook de-duplication stores). Never a browser download from a test tool, never Docker.
+function ensureTestServices() {
+  const missing = [];
+  if (!chromiumPath()) missing.push("chromium");
+  if (!existsSync("/usr/bin/redis-server")) missing.push("redis-server");
+  if (!hasPostgresServer()) missing.push("postgresql");
+  if (missing.length > 0) {
+    if (process.getuid?.() !== 0 || !existsSync("/usr/bin/apt-get")) {
+      console.error(
+        `Missing for the tests and not installable here (needs root and apt-get): ${missing.join(", ")}. ` +
+          "Install Debian's packages of those names (or set CHROMIUM_PATH to a Chromium binary).",
+      );
+      process.exit(1);
+    }
+    step(`installing Debian's ${missing.join(", ")} for the real-browser and real-store tests`);
+    const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
+    run("apt-get", ["update", "-qq"], { env });
+    run("apt-get", ["install", "-y", "-qq", "--no-install-recommends", ...missing], { env });
   }
-  // Never a browser download from a test tool: Debian's package, as the machine's notes prescribe.
-  if (process.getuid?.() !== 0 || !existsSync("/usr/bin/apt-get")) {
-    console.error(
-      "Chromium is missing and cannot be installed here: set CHROMIUM_PATH to a Chromium binary.",
-    );
-    process.exit(1);
-  }
-  step("installing Debian's chromium for the real-browser tests");
-  const env = { ...process.env, DEBIAN_FRONTEND: "noninteractive" };
-  run("apt-get", ["update", "-qq"], { env });
-  run("apt-get", ["install", "-y", "-qq", "--no-install-recommends", "chromium"], { env });
   process.env.CHROMIUM_PATH = chromiumPath() ?? "/usr/bin/chromium";
+}
+
+function hasPostgresServer() {
+  const base = "/usr/lib/postgresql";
+  return (
+    existsSync(base) && readdirSync(base).some((major) => existsSync(join(base, major, "bin", "postgres")))
+  );
 }
 
 // Every package's vitest writes test-results/vitest.json; the sum is printed as one closing line.
@@ -110,7 +121,7 @@ if (task === "verify") {
 ensurePnpm();
 step("pnpm install --frozen-lockfile");
 run("pnpm", ["install", "--frozen-lockfile", "--prefer-offline"]);
-if (task === "verify") ensureChromium();
+if (task === "verify") ensureTestServices();
 step(`pnpm run ${task}`);
 const result = spawnSync("pnpm", ["run", task, ...rest], { cwd: root, stdio: "inherit", env: process.env });
 if (task === "verify") {

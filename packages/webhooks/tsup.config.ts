@@ -1,7 +1,7 @@
 import { defineConfig } from "tsup";
 
 export default defineConfig({
-  entry: ["src/index.ts", "src/testing.ts"],
+  entry: ["src/index.ts", "src/testing.ts", "src/redis.ts", "src/postgres.ts"],
   format: ["esm", "cjs"],
   dts: true,
   sourcemap: true,

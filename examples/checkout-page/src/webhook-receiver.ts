@@ -39,6 +39,7 @@ export function createWebhookReceiver(
     try {
       event = await verifyWebhook(raw, request.headers, options.secret);
     } catch (error) {
+      if (isWebhookVerificationError(error) && error.code === "SECRET_MISSING") throw error;
       if (isWebhookVerificationError(error) || isWebhookParseError(error)) {
         options.log(`✗ webhook refused (${error.code}): ${error.message}`);
         return Response.json({ code: error.code, message: error.message }, { status: 400 });
@@ -46,7 +47,12 @@ export function createWebhookReceiver(
       throw error;
     }
     const outcome = await dedup.handle(event, (e) => options.orders.apply(e));
-    if (outcome.duplicate) {
+    if (outcome.status === "in-progress") {
+      // Another attempt is handling this event right now: not acknowledged, so Paykit retries it.
+      options.log(`… webhook ${event.webhookId} (${describe(event)}) in progress elsewhere: retry later`);
+      return new Response(null, { status: 409 });
+    }
+    if (outcome.status === "duplicate") {
       options.log(`↺ webhook ${event.webhookId} (${describe(event)}) already handled: ignored`);
     } else {
       options.log(`✔ webhook verified: ${describe(event)} [${outcome.result}]`);

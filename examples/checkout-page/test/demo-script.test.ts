@@ -71,7 +71,7 @@ describe("the demo's headless flow (pnpm demo --script)", () => {
       fetch(demo.backend.webhookUrl, {
         method: "POST",
         body,
-        headers: { "content-type": "application/json", ...(await signWebhook(body, { secret, webhookId })) },
+        headers: await signWebhook(body, { secret, webhookId }),
       });
 
     const forged = await deliver("whsec_c29tZW9uZS1lbHNlcy1zZWNyZXQtMzJieXRlcyE=", "msg_forged");

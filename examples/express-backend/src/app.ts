@@ -32,6 +32,9 @@ function sendError(res: Response, error: unknown, next: NextFunction): void {
   }
 }
 
+/** How each de-duplication outcome is answered: only a 2xx stops Paykit's retries. */
+const STATUS_OF = { handled: 204, duplicate: 200, "in-progress": 409 } as const;
+
 /**
  * An Express merchant backend: create payins and payouts, list payouts, and receive webhooks.
  * The webhook route reads the raw body with `express.raw` (the signature covers the exact bytes),
@@ -59,10 +62,13 @@ export function createApp(options: AppOptions): express.Express {
           req.headers,
           options.webhookSecret,
         );
-        // Once per webhook-id: a retried delivery of an event already handled is acknowledged, not re-run.
+        // Once per webhook-id: a retried delivery of an event already handled is acknowledged, not re-run;
+        // one arriving while another attempt still runs it gets 409, so Paykit retries it later.
         const outcome = await dedup.handle(event, options.onEvent);
-        res.status(outcome.duplicate ? 200 : 204).end();
+        res.status(STATUS_OF[outcome.status]).end();
       } catch (error) {
+        // A missing secret is this server's configuration, not the sender's fault: a 5xx keeps the event.
+        if (isWebhookVerificationError(error) && error.code === "SECRET_MISSING") return next(error);
         if (isWebhookVerificationError(error) || isWebhookParseError(error)) {
           res.status(400).json({ code: error.code, message: error.message });
           return;

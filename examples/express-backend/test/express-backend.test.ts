@@ -82,10 +82,8 @@ describe("the Express merchant backend", () => {
     const send = async (secret: string) =>
       fetch(`${shop.url}/webhooks/paykit`, {
         method: "POST",
-        headers: {
-          "content-type": "application/json",
-          ...(await signWebhook(body, { secret, webhookId: "msg_1" })),
-        },
+        // signWebhook returns every header a receiver needs, content type included.
+        headers: await signWebhook(body, { secret, webhookId: "msg_1" }),
         body,
       });
     const forged = await send("whsec_Zm9yZ2VkLXNlY3JldC1mb3ItdGhlLXRlc3QtMzJi");

@@ -23,6 +23,9 @@ export interface WebhookAppOptions {
   onError?: (error: unknown) => void;
 }
 
+/** How each de-duplication outcome is answered: only a 2xx stops Paykit's retries. */
+const STATUS_OF = { handled: 204, duplicate: 200, "in-progress": 409 } as const;
+
 /**
  * A Paykit webhook receiver on web-standard `Request`/`Response` with Hono: the same code runs on
  * Cloudflare Workers, Deno, Bun, Vercel Edge and Node. `parseWebhookRequest` reads the body once, as
@@ -47,8 +50,11 @@ export function createWebhookApp(options: WebhookAppOptions): Hono {
       // c.req.raw is the untouched Request: never call c.req.json() first, the body can be read once.
       const event = await parseWebhookRequest(c.req.raw, { secret: options.secret });
       const outcome = await dedup.handle(event, options.onEvent);
-      return c.body(null, outcome.duplicate ? 200 : 204);
+      // in-progress: another attempt is running this event now; 409 makes Paykit retry it later.
+      return c.body(null, STATUS_OF[outcome.status]);
     } catch (error) {
+      // A missing secret is this server's configuration, not the sender's fault: a 5xx keeps the event.
+      if (isWebhookVerificationError(error) && error.code === "SECRET_MISSING") throw error;
       if (isWebhookVerificationError(error) || isWebhookParseError(error)) {
         return c.json({ code: error.code, message: error.message }, 400);
       }

@@ -61,5 +61,5 @@ export {
   PaykitTimeoutError,
 } from "./errors/transport-error.js";
 export { type ConfigErrorCode, PaykitConfigError, PaykitValidationError } from "./errors/validation-error.js";
-export type { ConfirmedRecord, Payins, Payouts, Webhooks } from "./resources/index.js";
+export type { ConfirmedRecord, Payins, Payouts, WebhookParseOptions, Webhooks } from "./resources/index.js";
 export { VERSION } from "./version.js";

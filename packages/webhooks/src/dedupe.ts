@@ -1,14 +1,30 @@
 import type { WebhookEvent } from "./event.js";
 
 /**
- * Where a receiver remembers the deliveries it has handled, so a retried delivery is not acted on
- * twice. Back it with Redis (`SET key 1 NX PX ttl`) or a database unique key across instances.
+ * What a store answers when a delivery begins: `started` (this attempt now holds the lease and runs
+ * the handler), `in-progress` (another attempt holds a live lease), `done` (handled before).
+ */
+export type DedupBeginResult = "started" | "in-progress" | "done";
+
+/**
+ * Where a receiver remembers deliveries, shared by every instance that receives them. A key is either
+ * *in progress* (a lease owned by one attempt's `token`, which expires so a crashed process never blocks
+ * the event) or *done* (kept for a TTL). Each operation must be atomic in the store.
+ * Implementations: {@link MemoryDedupStore} (one process), `RedisDedupStore` from
+ * `@paykit/webhooks/redis`, `PostgresDedupStore` from `@paykit/webhooks/postgres`.
  */
 export interface WebhookDedupStore {
-  /** Records `key` for `ttlMs` milliseconds; true when it was not recorded yet (first delivery). */
-  claim(key: string, ttlMs: number): boolean | Promise<boolean>;
-  /** Forgets `key`, so the sender's next retry is handled again (the handler failed). */
-  release(key: string): void | Promise<void>;
+  /**
+   * Takes the lease of `key` for `leaseMs` when the key is absent or its lease expired (`started`);
+   * otherwise tells whether another attempt holds it (`in-progress`) or it is `done`.
+   */
+  begin(key: string, token: string, leaseMs: number): DedupBeginResult | Promise<DedupBeginResult>;
+  /** Extends the lease while the handler runs; false when `token` no longer holds it. */
+  renew(key: string, token: string, leaseMs: number): boolean | Promise<boolean>;
+  /** Marks `key` done for `ttlMs`: later deliveries of it are duplicates. */
+  complete(key: string, token: string, ttlMs: number): void | Promise<void>;
+  /** Gives the lease up (the handler failed) so the sender's next retry runs; only `token`'s own lease. */
+  release(key: string, token: string): void | Promise<void>;
 }
 
 /** Options of {@link MemoryDedupStore}. */
@@ -19,9 +35,15 @@ export interface MemoryDedupStoreOptions {
   maxEntries?: number;
 }
 
+interface MemoryEntry {
+  /** The lease owner's token while in progress; null once done. */
+  token: string | null;
+  expiresAt: number;
+}
+
 /** An in-process {@link WebhookDedupStore} with per-key expiry; one server instance only. */
 export class MemoryDedupStore implements WebhookDedupStore {
-  readonly #expiries = new Map<string, number>();
+  readonly #entries = new Map<string, MemoryEntry>();
   readonly #now: () => number;
   readonly #maxEntries: number;
 
@@ -30,50 +52,79 @@ export class MemoryDedupStore implements WebhookDedupStore {
     this.#maxEntries = options.maxEntries ?? 100_000;
   }
 
-  /** Records `key` until `ttlMs` from now; true when it was absent or expired. */
-  claim(key: string, ttlMs: number): boolean {
+  /** Takes the lease of `key` unless it is held or done. */
+  begin(key: string, token: string, leaseMs: number): DedupBeginResult {
     const now = this.#now();
-    const expiry = this.#expiries.get(key);
-    if (expiry !== undefined && expiry > now) return false;
-    this.#expiries.delete(key);
-    this.#expiries.set(key, now + ttlMs);
+    const entry = this.#entries.get(key);
+    if (entry !== undefined && entry.expiresAt > now) return entry.token === null ? "done" : "in-progress";
+    this.#entries.delete(key);
+    this.#entries.set(key, { token, expiresAt: now + leaseMs });
     this.#evict(now);
+    return "started";
+  }
+
+  /** Extends `token`'s lease. */
+  renew(key: string, token: string, leaseMs: number): boolean {
+    const entry = this.#entries.get(key);
+    if (entry === undefined || entry.token !== token) return false;
+    entry.expiresAt = this.#now() + leaseMs;
     return true;
   }
 
-  /** Forgets `key`. */
-  release(key: string): void {
-    this.#expiries.delete(key);
+  /** Marks `key` done for `ttlMs`. */
+  complete(key: string, _token: string, ttlMs: number): void {
+    this.#entries.delete(key);
+    this.#entries.set(key, { token: null, expiresAt: this.#now() + ttlMs });
+    this.#evict(this.#now());
   }
 
-  /** Number of keys currently remembered (expired ones may linger until the next claim). */
+  /** Frees `token`'s lease; a lease taken over by another attempt is left alone. */
+  release(key: string, token: string): void {
+    if (this.#entries.get(key)?.token === token) this.#entries.delete(key);
+  }
+
+  /** Number of keys currently remembered (expired ones may linger until the next write). */
   get size(): number {
-    return this.#expiries.size;
+    return this.#entries.size;
   }
 
   #evict(now: number): void {
-    // Map keeps insertion order, so the first entries are the oldest claims.
-    for (const [key, expiry] of this.#expiries) {
-      if (this.#expiries.size <= this.#maxEntries && expiry > now) break;
-      this.#expiries.delete(key);
+    // Map keeps insertion order, so the first entries are the oldest writes.
+    for (const [key, entry] of this.#entries) {
+      if (this.#entries.size <= this.#maxEntries && entry.expiresAt > now) break;
+      this.#entries.delete(key);
     }
   }
 }
 
 /** Options of {@link WebhookDeduplicator}. */
 export interface WebhookDeduplicatorOptions {
-  /** Where handled deliveries are remembered. @default new MemoryDedupStore() */
+  /** Where deliveries are remembered; share one store between instances. @default new MemoryDedupStore() */
   store?: WebhookDedupStore;
   /**
-   * How long a delivery is remembered, in ms. Paykit retries a delivery for about 4.6 hours
+   * How long an attempt holds a delivery while its handler runs, in ms. The lease is renewed every
+   * third of it while the handler runs, so only a process that died loses it: the next retry then runs.
+   * @default 60000
+   */
+  leaseMs?: number;
+  /**
+   * How long a handled delivery is remembered, in ms. Paykit retries a delivery for about 4.6 hours
    * (DESIGN.md: Webhooks), so the default covers every retry with margin.
    * @default 86400000 (24 h)
    */
   ttlMs?: number;
 }
 
-/** What {@link WebhookDeduplicator.handle} did with a delivery. */
-export type DedupOutcome<T> = { duplicate: false; result: T } | { duplicate: true };
+/**
+ * What {@link WebhookDeduplicator.handle} did with a delivery, and how to answer the sender:
+ * `handled` (2xx), `duplicate` (handled before: 2xx, so the sender stops), `in-progress` (another
+ * attempt is running it right now: answer a retryable status such as 409, never 2xx, or the event
+ * is lost if that attempt fails).
+ */
+export type DedupOutcome<T> =
+  | { status: "handled"; result: T }
+  | { status: "duplicate" }
+  | { status: "in-progress" };
 
 /**
  * The key a delivery is remembered by: its `webhook-id` (stable across retries of one event), or,
@@ -85,38 +136,73 @@ export function webhookDedupKey(event: WebhookEvent): string {
 }
 
 /**
- * Runs a webhook handler at most once per delivery, so a retried delivery never fulfils an order
- * or books a payout twice. A handler that throws releases the key: the sender's retry then runs it
- * again, so nothing is lost.
+ * Runs a webhook handler at most once per delivery, across every instance sharing the store, and never
+ * loses one: a retry that arrives while an attempt runs is told `in-progress` (answer 409 so it comes
+ * back), a handler that throws releases the delivery so the next retry runs it, and a process that dies
+ * mid-handler loses its lease when it expires.
  *
  * @example
  * ```ts
- * const dedup = new WebhookDeduplicator();
+ * const dedup = new WebhookDeduplicator({ store: new MemoryDedupStore() });
  * const outcome = await dedup.handle(event, async (e) => fulfil(e));
- * return new Response(null, { status: outcome.duplicate ? 200 : 204 });
+ * return new Response(null, { status: outcome.status === "in-progress" ? 409 : 204 });
  * ```
  */
 export class WebhookDeduplicator {
   readonly #store: WebhookDedupStore;
+  readonly #leaseMs: number;
   readonly #ttlMs: number;
 
   constructor(options: WebhookDeduplicatorOptions = {}) {
     this.#store = options.store ?? new MemoryDedupStore();
-    this.#ttlMs = options.ttlMs ?? 86_400_000;
+    this.#leaseMs = positiveMs(options.leaseMs, 60_000, "leaseMs");
+    this.#ttlMs = positiveMs(options.ttlMs, 86_400_000, "ttlMs");
   }
 
-  /** Runs `handler` unless this delivery was already handled (or is being handled right now). */
+  /** Runs `handler` unless this delivery was handled before or another attempt is running it now. */
   async handle<T>(
     event: WebhookEvent,
     handler: (event: WebhookEvent) => T | Promise<T>,
   ): Promise<DedupOutcome<T>> {
     const key = webhookDedupKey(event);
-    if (!(await this.#store.claim(key, this.#ttlMs))) return { duplicate: true };
+    const token = crypto.randomUUID();
+    const begun = await this.#store.begin(key, token, this.#leaseMs);
+    if (begun === "done") return { status: "duplicate" };
+    if (begun === "in-progress") return { status: "in-progress" };
+    const stopRenewing = this.#keepLease(key, token);
+    let result: T;
     try {
-      return { duplicate: false, result: await handler(event) };
+      result = await handler(event);
     } catch (error) {
-      await this.#store.release(key);
+      stopRenewing();
+      await this.#store.release(key, token);
       throw error;
     }
+    stopRenewing();
+    await this.#store.complete(key, token, this.#ttlMs);
+    return { status: "handled", result };
   }
+
+  /** Renews the lease every third of `leaseMs` until stopped, so a long handler keeps its delivery. */
+  #keepLease(key: string, token: string): () => void {
+    const timer = setInterval(
+      () => {
+        // A failed renewal is not fatal: the lease simply runs out and a later retry may run the handler.
+        Promise.resolve()
+          .then(() => this.#store.renew(key, token, this.#leaseMs))
+          .catch(() => undefined);
+      },
+      Math.max(1, Math.floor(this.#leaseMs / 3)),
+    );
+    (timer as { unref?: () => void }).unref?.();
+    return () => clearInterval(timer);
+  }
+}
+
+function positiveMs(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new RangeError(`WebhookDeduplicator: ${name} must be a positive integer of milliseconds`);
+  }
+  return value;
 }

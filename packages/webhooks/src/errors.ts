@@ -1,6 +1,9 @@
 /** Why a webhook delivery failed verification; branch on this, not on the message. */
 export type WebhookVerificationErrorCode =
+  | "SECRET_MISSING"
+  | "EMPTY_BODY"
   | "BODY_NOT_RAW"
+  | "WRONG_CONTENT_TYPE"
   | "MISSING_HEADERS"
   | "INVALID_SECRET"
   | "INVALID_TIMESTAMP"
@@ -9,7 +12,12 @@ export type WebhookVerificationErrorCode =
   | "SIGNATURE_MISMATCH";
 
 /** Why a webhook body could not be read as a payin or payout event. */
-export type WebhookParseErrorCode = "INVALID_JSON" | "UNKNOWN_KIND" | "INVALID_BODY" | "BODY_ALREADY_READ";
+export type WebhookParseErrorCode =
+  | "EMPTY_BODY"
+  | "INVALID_JSON"
+  | "UNKNOWN_KIND"
+  | "INVALID_BODY"
+  | "BODY_ALREADY_READ";
 
 /** One field of a webhook body that does not match the contract. */
 export interface WebhookBodyIssue {

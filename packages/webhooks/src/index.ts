@@ -1,5 +1,6 @@
 export type { PayinWebhookBody, PayoutWebhookBody } from "@paykit/contract";
 export {
+  type DedupBeginResult,
   type DedupOutcome,
   MemoryDedupStore,
   type MemoryDedupStoreOptions,
@@ -20,4 +21,9 @@ export {
 export type { PayinWebhookEvent, PayoutWebhookEvent, RawWebhookBody, WebhookEvent } from "./event.js";
 export { type ParseWebhookOptions, parseWebhook } from "./parse.js";
 export { type ParseWebhookRequestOptions, parseWebhookRequest } from "./request.js";
-export { type VerifyWebhookOptions, verifyWebhook, type WebhookHeaders } from "./verify.js";
+export {
+  type VerifyWebhookOptions,
+  verifyWebhook,
+  type WebhookHeaders,
+  type WebhookSecretInput,
+} from "./verify.js";

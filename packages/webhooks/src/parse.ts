@@ -12,6 +12,12 @@ export interface ParseWebhookOptions {
 function readJson(body: RawWebhookBody | object): unknown {
   if (typeof body === "string" || body instanceof Uint8Array || body instanceof ArrayBuffer) {
     const text = bodyToString(body);
+    if (text.length === 0) {
+      throw new WebhookParseError(
+        "EMPTY_BODY",
+        "The webhook body is empty: the raw body was not captured (a body parser consumed it, or it was read twice).",
+      );
+    }
     try {
       return JSON.parse(text);
     } catch {
@@ -25,8 +31,9 @@ function readJson(body: RawWebhookBody | object): unknown {
 }
 
 /**
- * Reads a webhook body as a payin or payout event, without checking its signature. Use
- * {@link verifyWebhook} for deliveries from the network; this alone proves nothing about the sender.
+ * Reads a webhook body as a payin or payout event and NEVER verifies its signature: anyone can forge
+ * what it accepts. For deliveries from the network use {@link verifyWebhook} or `parseWebhookRequest`
+ * with the account's secret; this is for bodies already verified, fixtures and tests.
  *
  * @example
  * ```ts

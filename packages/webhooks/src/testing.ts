@@ -13,8 +13,9 @@ export interface SignWebhookOptions {
   timestamp?: number;
 }
 
-/** The three Standard Webhooks headers of a signed delivery. */
+/** Everything a receiver needs to accept a signed delivery: the three Standard Webhooks headers and the content type. */
 export type SignedWebhookHeaders = {
+  "content-type": "application/json";
   "webhook-id": string;
   "webhook-timestamp": string;
   "webhook-signature": string;
@@ -22,7 +23,7 @@ export type SignedWebhookHeaders = {
 
 /**
  * Signs a webhook body the way Paykit does, for a merchant's own tests of their endpoint: send the
- * body with these headers and the endpoint's `verifyWebhook` accepts it.
+ * body with these headers (content type included) and the endpoint's `verifyWebhook` accepts it.
  *
  * @example
  * ```ts
@@ -46,6 +47,7 @@ export async function signWebhook(
     signatures.push(`v1,${toBase64(new Uint8Array(await crypto.subtle.sign("HMAC", key, signed)))}`);
   }
   return {
+    "content-type": "application/json",
     [WEBHOOK_HEADERS.id]: webhookId,
     [WEBHOOK_HEADERS.timestamp]: timestamp,
     [WEBHOOK_HEADERS.signature]: signatures.join(" "),

@@ -3,7 +3,7 @@ import { WebhookVerificationError } from "./errors.js";
 import type { RawWebhookBody, WebhookEvent } from "./event.js";
 import { bodyToString, fromBase64, utf8 } from "./internal/bytes.js";
 import { readHeader, type WebhookHeaders } from "./internal/headers.js";
-import { importHmacKey } from "./internal/secret.js";
+import { importHmacKey, requireSecrets, type WebhookSecretInput } from "./internal/secret.js";
 import { parseWebhook } from "./parse.js";
 
 /** Options of {@link verifyWebhook}. */
@@ -19,6 +19,7 @@ export interface VerifyWebhookOptions {
 }
 
 export type { WebhookHeaders } from "./internal/headers.js";
+export type { WebhookSecretInput } from "./internal/secret.js";
 
 function assertRawBody(body: unknown): asserts body is RawWebhookBody {
   if (typeof body === "string" || body instanceof Uint8Array || body instanceof ArrayBuffer) return;
@@ -26,8 +27,35 @@ function assertRawBody(body: unknown): asserts body is RawWebhookBody {
   throw new WebhookVerificationError(
     "BODY_NOT_RAW",
     `The webhook body must be the raw request body (string or bytes), got ${got === "object" ? "a parsed object" : got}. ` +
-      "The signature covers the exact bytes sent, so a re-serialized object can never verify: read the raw body " +
-      '(Express: express.raw({ type: "application/json" }); web Request: await request.text()).',
+      "A JSON body parser ran before this code (Express: express.json()); the signature covers the exact bytes sent, " +
+      'so a re-serialized object can never verify: read the raw body (Express: express.raw({ type: "application/json" }) ' +
+      "on this route; Fastify: a raw content-type parser; web Request: await request.text()).",
+  );
+}
+
+function assertNotEmpty(body: RawWebhookBody): void {
+  const length = typeof body === "string" ? body.length : body.byteLength;
+  if (length > 0) return;
+  throw new WebhookVerificationError(
+    "EMPTY_BODY",
+    "The webhook body is empty: the raw body was not captured. A body parser may have consumed the stream " +
+      '(Express: mount express.raw({ type: "application/json" }) on this route, before any express.json()), ' +
+      "or the request was read twice.",
+  );
+}
+
+/** Paykit always sends `application/json` (a charset parameter is fine); anything else is not a delivery. */
+function assertJsonContentType(headers: WebhookHeaders): void {
+  if (headers === null || typeof headers !== "object") return;
+  const value = readHeader(headers, "content-type");
+  if (value === undefined) return;
+  const mediaType = value.split(";")[0]?.trim().toLowerCase();
+  if (mediaType === "application/json") return;
+  throw new WebhookVerificationError(
+    "WRONG_CONTENT_TYPE",
+    `The delivery's content-type is "${mediaType?.slice(0, 100) ?? ""}", not application/json: Paykit sends every ` +
+      "webhook as JSON. If a proxy or a test sends this request, make it send content-type: application/json " +
+      "(signWebhook's headers include it).",
   );
 }
 
@@ -63,12 +91,20 @@ function checkTimestamp(timestamp: string, toleranceSeconds: number, nowMs: numb
       "The webhook-timestamp header is not unix seconds: the delivery was not produced by Paykit.",
     );
   }
-  const skew = Math.abs(Math.floor(nowMs / 1000) - Number(timestamp));
-  if (skew > toleranceSeconds) {
+  const nowSeconds = Math.floor(nowMs / 1000);
+  const sent = Number(timestamp);
+  const skew = nowSeconds - sent;
+  if (Math.abs(skew) > toleranceSeconds) {
+    const direction = skew > 0 ? "behind" : "ahead of";
+    const sentAt = new Date(sent * 1000).toISOString();
+    const nowAt = new Date(nowSeconds * 1000).toISOString();
     throw new WebhookVerificationError(
       "TIMESTAMP_OUT_OF_TOLERANCE",
-      `The delivery's timestamp is ${skew} s away from this server's clock (tolerance ${toleranceSeconds} s): ` +
-        "it may be a replay; if not, check this server's clock (NTP).",
+      `The delivery's webhook-timestamp (${sentAt}) is ${Math.abs(skew)} s ${direction} this server's clock ` +
+        `(${nowAt}); at most ${toleranceSeconds} s is tolerated. ` +
+        (skew > 0
+          ? "An old delivery may be a replay: refuse it. If deliveries are fresh, this server's clock runs fast: check NTP."
+          : "This server's clock runs slow (or the sender's fast): check NTP on this server."),
     );
   }
 }
@@ -93,32 +129,30 @@ function v1Signatures(header: string): Uint8Array<ArrayBuffer>[] {
  *
  * @param body the raw request body, exactly as received (never a parsed object)
  * @param headers the request headers (web `Headers`, Node's `req.headers` or a record)
- * @param secret the endpoint's signing secret (`whsec_…`), or several during a rotation
+ * @param secret the account's webhook signing secret (`whsec_…`), or several during a rotation; a missing
+ *   or empty one is a `SECRET_MISSING` error, never "verification off"
  * @throws {WebhookVerificationError} when the delivery cannot be trusted
  * @throws {WebhookParseError} when a correctly signed body is not a payin or payout body
  *
  * @example
  * ```ts
- * const event = await verifyWebhook(rawBody, req.headers, process.env.PAYKIT_WEBHOOK_SECRET!);
+ * const event = await verifyWebhook(rawBody, req.headers, process.env.PAYKIT_WEBHOOK_SECRET);
  * ```
  */
 export async function verifyWebhook(
   body: RawWebhookBody,
   headers: WebhookHeaders,
-  secret: string | readonly string[],
+  secret: WebhookSecretInput,
   options: VerifyWebhookOptions = {},
 ): Promise<WebhookEvent> {
-  assertRawBody(body);
-  const secrets = typeof secret === "string" ? [secret] : [...secret];
-  if (secrets.length === 0) {
-    throw new WebhookVerificationError(
-      "INVALID_SECRET",
-      "No webhook secret was given: pass the endpoint's whsec_… secret.",
-    );
-  }
+  // The secret first: a missing one must fail the same way whatever the request looks like.
+  const secrets = requireSecrets(secret);
   // Import every key first, so a malformed secret is reported as such and not as a mismatch.
   const keys = await Promise.all(secrets.map((s) => importHmacKey(s, "verify")));
+  assertRawBody(body);
+  assertNotEmpty(body);
   const { id, timestamp, signature } = requiredHeaders(headers);
+  assertJsonContentType(headers);
   checkTimestamp(
     timestamp,
     options.toleranceSeconds ?? WEBHOOK_TOLERANCE_SECONDS,

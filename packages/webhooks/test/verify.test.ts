@@ -129,7 +129,7 @@ describe("verifyWebhook", () => {
     ["a trailing newline", `${SECRET}\n`, /whitespace/],
     ["a missing whsec_ prefix", SECRET.slice("whsec_".length), /must start with "whsec_"/],
     ["an API key instead", "sk_test_abc", /whsec_/],
-    ["an empty secret", "", /empty/],
+    ["a doubled whsec_ prefix", `whsec_${SECRET}`, /twice/],
     ["a non-base64 secret", "whsec_***", /base64/],
   ])("diagnoses a secret with %s", async (_label, secret, message) => {
     await expect(verifyWebhook(body, await signed(), secret, { now })).rejects.toMatchObject({

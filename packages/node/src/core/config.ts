@@ -34,8 +34,12 @@ export interface PaykitOptions {
    * @default true
    */
   validateRequests?: boolean;
-  /** The webhook signing secret (`whsec_…`, several during a rotation); `webhooks.parse` verifies with it. */
-  webhookSecret?: string | readonly string[];
+  /**
+   * The account's webhook signing secret (`whsec_…`, several during a rotation); `webhooks.parse`
+   * verifies with it, and without it throws `SECRET_MISSING` (unless the call passes `allowUnsigned`).
+   * An unset environment variable therefore fails loudly instead of switching verification off.
+   */
+  webhookSecret?: string | readonly string[] | undefined;
   /**
    * Allow running in a browser. The secret key moves money: never ship it to a browser. Only for
    * trusted internal tools.

@@ -1,3 +1,3 @@
 export { Payins } from "./payins.js";
 export { Payouts } from "./payouts.js";
-export { type ConfirmedRecord, Webhooks } from "./webhooks.js";
+export { type ConfirmedRecord, type WebhookParseOptions, Webhooks } from "./webhooks.js";

@@ -4,6 +4,7 @@ import {
   type PayoutWebhookEvent,
   parseWebhook,
   type RawWebhookBody,
+  type VerifyWebhookOptions,
   verifyWebhook,
   type WebhookEvent,
   type WebhookHeaders,
@@ -12,6 +13,16 @@ import type { RequestOptions } from "../core/config.js";
 import { NotFoundError } from "../errors/api-error.js";
 import type { Payins } from "./payins.js";
 import type { Payouts } from "./payouts.js";
+
+/** Options of `paykit.webhooks.parse`. */
+export interface WebhookParseOptions extends VerifyWebhookOptions {
+  /**
+   * Reads the delivery without verifying its signature. Only when asked for by name (tests, local
+   * tools): nothing then proves it came from Paykit, so confirm the resource before acting.
+   * @default false
+   */
+  allowUnsigned?: boolean;
+}
 
 /** Which record `confirm` resolves for an event. */
 export type ConfirmedRecord<E extends WebhookEvent> = E extends PayinWebhookEvent
@@ -41,9 +52,10 @@ export class Webhooks {
   }
 
   /**
-   * Reads a delivery as a typed event, verifying its signature when the client has a
-   * `webhookSecret` (then an unsigned or forged delivery is a `WebhookVerificationError`).
-   * Pass the raw body, exactly as received.
+   * Reads a delivery as a typed event, verified against the client's `webhookSecret`: an unsigned or
+   * forged delivery is a `WebhookVerificationError`. Without a configured secret (or with an empty one)
+   * it throws `WebhookVerificationError` code `SECRET_MISSING`, never "verification off"; reading
+   * unverified is possible only by name, with `{ allowUnsigned: true }`. Pass the raw body, exactly as received.
    *
    * @example
    * ```ts
@@ -51,8 +63,13 @@ export class Webhooks {
    * const payin = event.kind === "payin" ? await paykit.webhooks.confirm(event) : undefined;
    * ```
    */
-  async parse(rawBody: RawWebhookBody, headers: WebhookHeaders = {}): Promise<WebhookEvent> {
-    if (this.#secret !== undefined) return verifyWebhook(rawBody, headers, this.#secret);
+  async parse(
+    rawBody: RawWebhookBody,
+    headers: WebhookHeaders = {},
+    options: WebhookParseOptions = {},
+  ): Promise<WebhookEvent> {
+    const { allowUnsigned = false, ...verifyOptions } = options;
+    if (!allowUnsigned) return verifyWebhook(rawBody, headers, this.#secret, verifyOptions);
     const webhookId = readHeader(headers, WEBHOOK_HEADERS.id);
     return parseWebhook(rawBody, webhookId === undefined ? {} : { webhookId });
   }

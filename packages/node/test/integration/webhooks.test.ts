@@ -109,14 +109,37 @@ describe("webhooks from the mock, verified and confirmed by the client", () => {
     await expect(paykit.webhooks.parse(body, {})).rejects.toMatchObject({ code: "MISSING_HEADERS" });
   });
 
-  it("without a webhookSecret, parse reads the body unverified and confirm is the check", async () => {
+  it.each([
+    ["no webhookSecret option", {}],
+    ["an unset environment variable", { webhookSecret: process.env.PAYKIT_UNSET_WEBHOOK_SECRET_FOR_TEST }],
+    ["an empty secret", { webhookSecret: "" }],
+    ["a whitespace secret", { webhookSecret: " \n" }],
+  ])("with %s, parse refuses a forged unsigned body with SECRET_MISSING", async (_label, options) => {
+    const { api, paykit, deliveries } = await startWithWebhooks();
+    await using _ = api;
+    const payin = await paykit.payins.create(pixPayin({ webhookUrl: "https://merchant.test/webhooks" }));
+    await api.control.payPayin(payin.id);
+    await api.control.flushWebhooks();
+    const careless = api.client({ publicKey: "pk_test_other", secretKey: "sk_test_other", ...options });
+    const forged = deliveries[0]!.body.replace('"APPROVED"', '"REFUSED"');
+    await expect(careless.webhooks.parse(forged, { "webhook-id": "msg_x" })).rejects.toMatchObject({
+      name: "WebhookVerificationError",
+      code: "SECRET_MISSING",
+    });
+    await expect(careless.webhooks.parse(deliveries[0]!.body, deliveries[0]!.headers)).rejects.toMatchObject({
+      code: "SECRET_MISSING",
+    });
+  });
+
+  it("allowUnsigned (asked for by name) reads the body unverified, and confirm is then the check", async () => {
     const { api, paykit, deliveries } = await startWithWebhooks();
     await using _ = api;
     const payin = await paykit.payins.create(pixPayin({ webhookUrl: "https://merchant.test/webhooks" }));
     await api.control.payPayin(payin.id);
     await api.control.flushWebhooks();
     const unverified = api.client({ publicKey: "pk_test_other", secretKey: "sk_test_other" });
-    const event = await unverified.webhooks.parse(deliveries[0]!.body);
+    // Unsigned parsing on purpose: this test shows what confirm protects against.
+    const event = await unverified.webhooks.parse(deliveries[0]!.body, {}, { allowUnsigned: true });
     expect(event.kind).toBe("payin");
     // Another account's keys cannot confirm this payin: a forged event would fail the same way.
     await expect(unverified.webhooks.confirm(event)).rejects.toMatchObject({ name: "AuthenticationError" });

@@ -1,0 +1,205 @@
+// Real Redis and PostgreSQL servers for tests: Debian's `redis-server` and `postgresql` (installed by
+// scripts/run.mjs before the tests), started on 127.0.0.1 on a free port with a temporary data directory,
+// and stopped (data removed) by `stop()`. Never a mock of them, never Docker.
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const running = new Set();
+process.once("exit", () => {
+  for (const child of running) child.kill("SIGKILL");
+});
+
+/** A free TCP port on 127.0.0.1 (the OS picks it; the server binds it a moment later). */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+function waitFor(check, what, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  return new Promise((resolve, reject) => {
+    const tick = async () => {
+      try {
+        if (await check()) return resolve();
+      } catch {}
+      if (Date.now() > deadline)
+        return reject(new Error(`${what} did not become ready within ${timeoutMs} ms`));
+      setTimeout(tick, 50);
+    };
+    tick();
+  });
+}
+
+function stopChild(child, signal) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const force = setTimeout(() => child.kill("SIGKILL"), 10_000);
+    child.once("exit", () => {
+      clearTimeout(force);
+      resolve();
+    });
+    child.kill(signal);
+  });
+}
+
+function track(child, name, log) {
+  running.add(child);
+  child.stdout?.on("data", (chunk) => log.push(String(chunk)));
+  child.stderr?.on("data", (chunk) => log.push(String(chunk)));
+  child.once("exit", () => running.delete(child));
+  child.once("error", (error) => log.push(`${name}: ${error.message}`));
+}
+
+/** Whether Debian's redis-server is installed. */
+export function hasRedis() {
+  return existsSync("/usr/bin/redis-server");
+}
+
+/** Starts redis-server on a free loopback port, without persistence; resolves `{ url, port, stop }`. */
+export async function startRedis() {
+  if (!hasRedis())
+    throw new Error(
+      "redis-server is not installed: run the tests through `npm test` (scripts/run.mjs installs it)",
+    );
+  const dir = mkdtempSync(join(tmpdir(), "paykit-redis-"));
+  const port = await freePort();
+  const log = [];
+  const child = spawn(
+    "/usr/bin/redis-server",
+    [
+      "--port",
+      String(port),
+      "--bind",
+      "127.0.0.1",
+      "--save",
+      "",
+      "--appendonly",
+      "no",
+      "--dir",
+      dir,
+      "--daemonize",
+      "no",
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  track(child, "redis-server", log);
+  try {
+    await waitFor(
+      () =>
+        log.join("").includes("Ready to accept connections") || (child.exitCode !== null && Promise.reject()),
+      "redis-server",
+    );
+  } catch (error) {
+    await stopChild(child, "SIGKILL");
+    throw new Error(`${error.message}\n${log.join("").slice(-2000)}`);
+  }
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    async stop() {
+      await stopChild(child, "SIGTERM");
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The bin directory of the newest installed PostgreSQL (Debian: /usr/lib/postgresql/<major>/bin). */
+export function postgresBin() {
+  const base = "/usr/lib/postgresql";
+  if (!existsSync(base)) return null;
+  const majors = readdirSync(base)
+    .filter((name) => existsSync(join(base, name, "bin", "postgres")))
+    .sort((a, b) => Number(b) - Number(a));
+  return majors.length > 0 ? join(base, majors[0], "bin") : null;
+}
+
+function postgresUser() {
+  const uid = Number(execFileSync("id", ["-u", "postgres"], { encoding: "utf8" }).trim());
+  const gid = Number(execFileSync("id", ["-g", "postgres"], { encoding: "utf8" }).trim());
+  return { uid, gid };
+}
+
+/** Whether Debian's PostgreSQL server is installed. */
+export function hasPostgres() {
+  return postgresBin() !== null;
+}
+
+/**
+ * Starts PostgreSQL on a free loopback port with `initdb` into a temporary directory (as the `postgres`
+ * user when running as root, since PostgreSQL refuses root); resolves `{ url, port, stop }` for the
+ * `postgres` database and superuser, trust authentication on loopback only.
+ */
+export async function startPostgres() {
+  const bin = postgresBin();
+  if (bin === null)
+    throw new Error(
+      "PostgreSQL is not installed: run the tests through `npm test` (scripts/run.mjs installs it)",
+    );
+  const dir = mkdtempSync(join(tmpdir(), "paykit-pg-"));
+  const data = join(dir, "data");
+  // PostgreSQL refuses to run as root: run it as the `postgres` user the Debian package creates.
+  const user = process.getuid?.() === 0 ? postgresUser() : {};
+  if (user.uid !== undefined) execFileSync("chown", [`${user.uid}:${user.gid}`, dir]);
+  execFileSync(
+    join(bin, "initdb"),
+    ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"],
+    { stdio: "pipe", cwd: dir, ...user },
+  );
+  const port = await freePort();
+  const log = [];
+  const child = spawn(
+    join(bin, "postgres"),
+    [
+      "-D",
+      data,
+      "-h",
+      "127.0.0.1",
+      "-p",
+      String(port),
+      "-k",
+      dir,
+      "-c",
+      "fsync=off",
+      "-c",
+      "synchronous_commit=off",
+      "-c",
+      "full_page_writes=off",
+      "-c",
+      "max_connections=200",
+    ],
+    { stdio: ["ignore", "pipe", "pipe"], cwd: dir, ...user },
+  );
+  track(child, "postgres", log);
+  const ready = join(bin, "pg_isready");
+  try {
+    await waitFor(() => {
+      if (child.exitCode !== null) return Promise.reject(new Error("postgres exited"));
+      execFileSync(ready, ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-q"], {
+        stdio: "ignore",
+      });
+      return true;
+    }, "postgres");
+  } catch (error) {
+    await stopChild(child, "SIGKILL");
+    rmSync(dir, { recursive: true, force: true });
+    throw new Error(`${error.message}\n${log.join("").slice(-2000)}`);
+  }
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    port,
+    async stop() {
+      await stopChild(child, "SIGINT");
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
