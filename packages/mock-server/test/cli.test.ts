@@ -37,16 +37,18 @@ describe("paykit-mock (DESIGN.md section 3)", () => {
       "--manual",
       "--default-keys",
       "pk_test_demo1234:sk_test_demo5678",
+      "--webhook-secret",
+      "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
     ]);
     children.push(child);
     const first = (await lines.next()).value as string;
     expect(first).toMatch(/^Paykit mock listening on http:\/\/127\.0\.0\.1:\d+$/);
     const url = first.slice("Paykit mock listening on ".length);
-    const rest = [(await lines.next()).value, (await lines.next()).value, (await lines.next()).value].join(
-      "\n",
-    );
-    expect(rest).toContain("pk_test_demo1234");
-    expect(rest).toContain("sk_test_demo5678");
+    const rest: string[] = [];
+    for (let i = 0; i < 4; i += 1) rest.push((await lines.next()).value as string);
+    expect(rest.join("\n")).toContain("pk_test_demo1234");
+    expect(rest.join("\n")).toContain("sk_test_demo5678");
+    expect(rest[3]).toBe("  webhook secret: whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw");
     const res = await fetch(`${url}/payout`, {
       headers: { authorization: basic({ publicKey: "pk_test_demo1234", secretKey: "sk_test_demo5678" }) },
     });
@@ -72,6 +74,8 @@ describe("paykit-mock (DESIGN.md section 3)", () => {
     [["--host", "0.0.0.0"], /--admin-token/],
     [["--port", "70000"], /--port/],
     [["--default-keys", "pk_live_x:sk_live_y"], /pk_test_/],
+    [["--webhook-secret", "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"], /whsec_/],
+    [["--webhook-secret", "whsec_short"], /whsec_/],
     [["--bogus"], /bogus/],
   ])("refuses %j", (args, message) => {
     expect(() => parseCliArgs(args)).toThrow(message);
@@ -84,6 +88,17 @@ describe("paykit-mock (DESIGN.md section 3)", () => {
       manual: false,
       adminToken: undefined,
       defaultKeys: undefined,
+      webhookSecret: undefined,
     });
   });
+
+  it("prints a random webhook secret for the default account when none is fixed", async () => {
+    const { child, lines } = start(["--port", "0", "--manual"]);
+    children.push(child);
+    const printed: string[] = [];
+    for (let i = 0; i < 5; i += 1) printed.push((await lines.next()).value as string);
+    expect(printed[4]).toMatch(/^ {2}webhook secret: whsec_[A-Za-z0-9+/]{32}$/);
+    child.kill("SIGTERM");
+    await once(child, "exit");
+  }, 20_000);
 });

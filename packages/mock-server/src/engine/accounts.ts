@@ -56,7 +56,20 @@ export interface AccountKeys {
   accountId: string;
   publicKey: string;
   secretKey: string;
+  /** The webhook signing secret (`whsec_…`) when the account has one: receivers verify with it. */
+  webhookSecret?: string;
 }
+
+/** What a webhook secret rotation answers (`POST /_mock/accounts/{id}/webhook-secret`). */
+export interface RotatedWebhookSecret {
+  /** The new signing secret: every later delivery is signed with it, retries of earlier events included. */
+  webhookSecret: string;
+  /** Until when (ISO 8601, mock clock) deliveries also carry the previous secret's signature; null without one. */
+  previousSecretExpiresAt: string | null;
+}
+
+/** How long deliveries stay signed with the previous secret after a rotation: 24 h of mock time. */
+export const WEBHOOK_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
 
 /** The balance of an account in cents (DESIGN.md section 2, Balance). */
 export interface AccountBalance {
@@ -103,6 +116,10 @@ export class Account {
   payoutApproval: PayoutApproval;
   autoAdvance: boolean | null;
   webhookSecret: string | null;
+  /** The secret before the last rotation, still signing deliveries until {@link previousSecretUntil}. */
+  previousWebhookSecret: string | null = null;
+  /** End of the rotation's grace period, in mock-clock ms. */
+  previousSecretUntil = 0;
   webhookDuplicates: boolean;
   webhookOutOfOrder: boolean;
   fees: FeeSchedule;
@@ -151,11 +168,45 @@ export class Account {
     if (params.creditCardEnabled !== undefined) this.creditCardEnabled = params.creditCardEnabled;
     if (params.payoutApproval !== undefined) this.payoutApproval = params.payoutApproval;
     if (params.autoAdvance !== undefined) this.autoAdvance = params.autoAdvance;
-    if (params.webhookSecret !== undefined) this.webhookSecret = params.webhookSecret;
+    if (params.webhookSecret !== undefined) {
+      // Setting a secret outright is not a rotation: no grace for the old one.
+      this.webhookSecret = params.webhookSecret;
+      this.previousWebhookSecret = null;
+    }
     if (params.webhookDuplicates !== undefined) this.webhookDuplicates = params.webhookDuplicates;
     if (params.webhookOutOfOrder !== undefined) this.webhookOutOfOrder = params.webhookOutOfOrder;
     if (params.fees !== undefined) this.fees = mergeFees(this.fees, params.fees);
     if (params.limits !== undefined) this.limits = { ...this.limits, ...params.limits };
+  }
+
+  /**
+   * Replaces the webhook secret by a new random one; the old one keeps signing (a second `v1,`
+   * signature, as Standard Webhooks allows) until `nowMs + graceMs`, so receivers can switch over.
+   */
+  rotateWebhookSecret(nowMs: number, graceMs: number): RotatedWebhookSecret {
+    const next = newWebhookSecret();
+    if (this.webhookSecret !== null && graceMs > 0) {
+      this.previousWebhookSecret = this.webhookSecret;
+      this.previousSecretUntil = nowMs + graceMs;
+    } else {
+      this.previousWebhookSecret = null;
+      this.previousSecretUntil = 0;
+    }
+    this.webhookSecret = next;
+    return {
+      webhookSecret: next,
+      previousSecretExpiresAt:
+        this.previousWebhookSecret === null ? null : new Date(this.previousSecretUntil).toISOString(),
+    };
+  }
+
+  /** The secrets a delivery sent at `nowMs` is signed with: the current one, and the previous during its grace. */
+  signingSecrets(nowMs: number): string[] {
+    if (this.webhookSecret === null) return [];
+    if (this.previousWebhookSecret !== null && nowMs < this.previousSecretUntil) {
+      return [this.webhookSecret, this.previousWebhookSecret];
+    }
+    return [this.webhookSecret];
   }
 
   /** The balance now. */
@@ -297,6 +348,14 @@ export class Authenticator {
   clear(): void {
     this.#accepted.clear();
   }
+}
+
+/** A fresh Standard Webhooks secret: `whsec_` and the base64 of 24 random bytes. */
+export function newWebhookSecret(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(24));
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return `whsec_${btoa(binary)}`;
 }
 
 /** The settings and balance of an account, as the control API shows them. */

@@ -57,6 +57,11 @@ export const CreateAccountBody = z.strictObject({
 /** Body of `POST /_mock/accounts/{id}/settings`. */
 export const UpdateAccountBody = z.strictObject(settings);
 
+/** Body of `POST /_mock/accounts/{id}/webhook-secret` (a rotation); the grace is in mock-clock ms, at most 30 days. */
+export const RotateWebhookSecretBody = z.strictObject({
+  gracePeriodMs: z.optional(z.int().check(z.gte(0), z.lte(30 * 24 * 60 * 60 * 1000))),
+});
+
 /** Body of `POST /_mock/payins/{id}/authorize`. */
 export const AuthorizeBody = z.strictObject({ approve: z.boolean() });
 

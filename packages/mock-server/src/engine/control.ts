@@ -6,7 +6,9 @@ import {
   type AccountView,
   accountView,
   type CreateAccountParams,
+  type RotatedWebhookSecret,
   type UpdateAccountParams,
+  WEBHOOK_SECRET_GRACE_MS,
 } from "./accounts.js";
 import {
   ClockBody,
@@ -15,6 +17,7 @@ import {
   ListQuery,
   PixKeyBody,
   RateLimitBody,
+  RotateWebhookSecretBody,
   UpdateAccountBody,
 } from "./control-schemas.js";
 import type { Fault, FaultParams, RateLimitParams } from "./faults.js";
@@ -79,6 +82,12 @@ export interface MockControl {
   payouts(accountId?: string, options?: ListOptions): Promise<PayoutView[]>;
   /** Changes an account's settings (`POST /_mock/accounts/{id}/settings`). */
   updateAccount(accountId: string, params: UpdateAccountParams): Promise<AccountView>;
+  /**
+   * Rotates an account's webhook secret (`POST /_mock/accounts/{id}/webhook-secret`): every later
+   * delivery, retries of earlier events included, is signed with the new secret, and during the grace
+   * period (default 24 h of mock time) with the previous one too.
+   */
+  rotateWebhookSecret(accountId: string, params?: { gracePeriodMs?: number }): Promise<RotatedWebhookSecret>;
   /** The customer pays a PIX or BOLETO payin: PENDING → APPROVED, with its webhook. */
   payPayin(payinId: string): Promise<Payin>;
   /** The customer's open finance decision: APPROVED or REFUSED. */
@@ -192,6 +201,14 @@ export class ControlOperations {
     account.update(checked(UpdateAccountBody, params));
     return accountView(account, this.state.autoAdvance);
   }
+  rotateWebhookSecret(accountId: string, params: { gracePeriodMs?: number } = {}): RotatedWebhookSecret {
+    const account = this.state.account(accountId);
+    const input = checked(RotateWebhookSecretBody, params);
+    return account.rotateWebhookSecret(
+      this.state.clock.now(),
+      input.gracePeriodMs ?? WEBHOOK_SECRET_GRACE_MS,
+    );
+  }
   payPayin(id: string): Payin {
     return payinJson(payPayin(this.state, id));
   }
@@ -299,6 +316,7 @@ export function directControl(ops: ControlOperations): MockControl {
     payins: (accountId, options) => call(() => ops.payins(accountId, options)),
     payouts: (accountId, options) => call(() => ops.payouts(accountId, options)),
     updateAccount: (id, params) => call(() => ops.updateAccount(id, params)),
+    rotateWebhookSecret: (id, params) => call(() => ops.rotateWebhookSecret(id, params)),
     payPayin: (id) => call(() => ops.payPayin(id)),
     authorizePayin: (id, approve) => call(() => ops.authorizePayin(id, approve)),
     expirePayin: (id) => call(() => ops.expirePayin(id)),

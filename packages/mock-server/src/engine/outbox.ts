@@ -38,7 +38,8 @@ export type WebhookFetch = (url: string, init: RequestInit) => Promise<Response>
 interface DeliveryState {
   entry: WebhookDelivery;
   payload: string;
-  secret: string | null;
+  /** The account's signing secrets at the time of an attempt (none: unsigned). */
+  secrets: () => readonly string[];
   duplicate: boolean;
   /** Attempts of the current cycle; a redelivery starts a new cycle of 8. */
   cycleAttempts: number;
@@ -54,7 +55,8 @@ export interface WebhookEvent {
   status: string;
   url: string;
   body: unknown;
-  secret: string | null;
+  /** The account's signing secrets, read at each attempt (a rotation applies to retries too). */
+  secrets: () => readonly string[];
   duplicate: boolean;
   outOfOrder: boolean;
 }
@@ -99,7 +101,7 @@ export class Outbox {
         attempts: [],
       },
       payload: JSON.stringify(event.body),
-      secret: event.secret,
+      secrets: event.secrets,
       duplicate: event.duplicate,
       cycleAttempts: 0,
       retry: null,
@@ -212,12 +214,15 @@ export class Outbox {
       [WEBHOOK_HEADERS.id]: d.entry.webhookId,
       [WEBHOOK_HEADERS.timestamp]: String(wallSeconds),
     };
-    if (d.secret)
-      headers[WEBHOOK_HEADERS.signature] = this.#signer(d.secret).sign(
-        d.entry.webhookId,
-        new Date(wallSeconds * 1000),
-        d.payload,
-      );
+    const secrets = d.secrets();
+    if (secrets.length > 0) {
+      // During a rotation's grace both secrets sign: Standard Webhooks separates signatures by a space.
+      headers[WEBHOOK_HEADERS.signature] = secrets
+        .map((secret) =>
+          this.#signer(secret).sign(d.entry.webhookId, new Date(wallSeconds * 1000), d.payload),
+        )
+        .join(" ");
+    }
     let statusCode: number | null = null;
     let error: string | null = null;
     try {

@@ -131,6 +131,9 @@ function controlRoutes(ops: ControlOperations): Route[] {
     route("POST", "/_mock/accounts/:id/settings", ({ req, params }) =>
       ok(ops.updateAccount(params.id!, controlBody(req) as never)),
     ),
+    route("POST", "/_mock/accounts/:id/webhook-secret", ({ req, params }) =>
+      ok(ops.rotateWebhookSecret(params.id!, (controlBody(req) ?? {}) as never)),
+    ),
     route("GET", "/_mock/payins", ({ req }) => {
       const { accountId, limit } = listQuery(req.query);
       return ok({ data: ops.payins(accountId, { limit }) });

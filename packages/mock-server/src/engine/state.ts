@@ -5,6 +5,7 @@ import {
   Authenticator,
   type CreateAccountParams,
   newKeyPair,
+  newWebhookSecret,
 } from "./accounts.js";
 import { MockClock } from "./clock.js";
 import { Faults, RateLimiter } from "./faults.js";
@@ -113,7 +114,10 @@ export class MockState {
       fixed.publicKey && fixed.secretKey
         ? { publicKey: fixed.publicKey, secretKey: fixed.secretKey }
         : newKeyPair();
-    this.#defaultParams = { ...DEFAULT_ACCOUNT, ...fixed, ...keys };
+    // The default account signs its deliveries from the first run (DESIGN.md section 3): a random
+    // secret unless fixed (`--webhook-secret`), kept across resets like its keys.
+    const webhookSecret = fixed.webhookSecret ?? newWebhookSecret();
+    this.#defaultParams = { ...DEFAULT_ACCOUNT, ...fixed, ...keys, webhookSecret };
     this.#extraKeys = options.pixKeys ?? [];
     this.#defaultAccountId = `acct_${this.ids.next(this.clock.now())}`;
     this.#start();
@@ -184,7 +188,13 @@ export class MockState {
 
   /** The key pair of an account. */
   keysOf(account: Account): AccountKeys {
-    return { accountId: account.id, publicKey: account.publicKey, secretKey: account.secretKey };
+    const keys: AccountKeys = {
+      accountId: account.id,
+      publicKey: account.publicKey,
+      secretKey: account.secretKey,
+    };
+    if (account.webhookSecret !== null) keys.webhookSecret = account.webhookSecret;
+    return keys;
   }
 
   /** Whether an account's payouts move on their own. */
@@ -215,10 +225,18 @@ export class MockState {
       status,
       url: payin.webhookUrl,
       body: payinWebhookJson(payin),
-      secret: account?.webhookSecret ?? null,
+      secrets: this.#signingSecretsOf(payin.accountId),
       duplicate: account?.webhookDuplicates ?? false,
       outOfOrder: account?.webhookOutOfOrder ?? false,
     });
+  }
+
+  /**
+   * The account's signing secrets at each attempt's time, read anew for every attempt: a retry after a
+   * rotation is signed with the new secret (and the old one during its grace), like a real sender.
+   */
+  #signingSecretsOf(accountId: string): () => readonly string[] {
+    return () => this.accounts.get(accountId)?.signingSecrets(this.clock.now()) ?? [];
   }
 
   /** Sends the webhook of a payout's new status, when the payout has a `webhookUrl`. */
@@ -232,7 +250,7 @@ export class MockState {
       status,
       url: payout.webhookUrl,
       body: payoutJson(payout),
-      secret: account?.webhookSecret ?? null,
+      secrets: this.#signingSecretsOf(payout.accountId),
       duplicate: account?.webhookDuplicates ?? false,
       outOfOrder: account?.webhookOutOfOrder ?? false,
     });

@@ -7,6 +7,7 @@ export interface CliOptions {
   manual: boolean;
   adminToken: string | undefined;
   defaultKeys: { publicKey: string; secretKey: string } | undefined;
+  webhookSecret: string | undefined;
 }
 
 /** The usage text of `paykit-mock --help`. */
@@ -17,6 +18,7 @@ export const USAGE = `Usage: paykit-mock [options]
   --manual                payouts wait for the control API instead of moving each second
   --admin-token <token>   /_mock control calls need Authorization: Bearer <token>
   --default-keys <pk:sk>  fix the default account's keys (pk_test_…:sk_test_…)
+  --webhook-secret <s>    fix the default account's webhook signing secret (whsec_…)
   --help                  show this text
 `;
 
@@ -32,6 +34,7 @@ export function parseCliArgs(argv: string[]): CliOptions | "help" {
       manual: { type: "boolean" },
       "admin-token": { type: "string" },
       "default-keys": { type: "string" },
+      "webhook-secret": { type: "string" },
       help: { type: "boolean" },
     },
     strict: true,
@@ -56,5 +59,9 @@ export function parseCliArgs(argv: string[]): CliOptions | "help" {
     }
     defaultKeys = { publicKey, secretKey };
   }
-  return { port, host, manual: values.manual ?? false, adminToken, defaultKeys };
+  const webhookSecret = values["webhook-secret"];
+  if (webhookSecret !== undefined && !/^whsec_[A-Za-z0-9+/]{16,}={0,2}$/.test(webhookSecret)) {
+    throw new Error("--webhook-secret must be whsec_ followed by base64 (at least 16 characters)");
+  }
+  return { port, host, manual: values.manual ?? false, adminToken, defaultKeys, webhookSecret };
 }

@@ -4,7 +4,7 @@ import { listen } from "./listen.js";
 
 /**
  * `paykit-mock`: serves the mock payment service over node:http. Prints
- * `Paykit mock listening on http://HOST:PORT`, then the default account's keys; stops gracefully on
+ * `Paykit mock listening on http://HOST:PORT`, then the default account's keys and webhook secret; stops gracefully on
  * SIGINT and SIGTERM.
  */
 async function main(argv: string[]): Promise<void> {
@@ -23,7 +23,10 @@ async function main(argv: string[]): Promise<void> {
   const engine = createEngine({
     autoAdvance: !options.manual,
     adminToken: options.adminToken,
-    defaultAccount: options.defaultKeys,
+    defaultAccount: {
+      ...options.defaultKeys,
+      ...(options.webhookSecret ? { webhookSecret: options.webhookSecret } : {}),
+    },
     onError: (error) =>
       process.stderr.write(`paykit-mock: unexpected error: ${(error as Error)?.stack ?? String(error)}\n`),
   });
@@ -33,7 +36,8 @@ async function main(argv: string[]): Promise<void> {
     `Paykit mock listening on ${served.url}\n` +
       `Default account: ${account.accountId}\n` +
       `  public key: ${account.publicKey}\n` +
-      `  secret key: ${account.secretKey}\n`,
+      `  secret key: ${account.secretKey}\n` +
+      `  webhook secret: ${account.webhookSecret}\n`,
   );
   const stop = (signal: NodeJS.Signals) => {
     process.stdout.write(`paykit-mock: ${signal}, shutting down\n`);
