@@ -17,6 +17,7 @@ export type {
   PayinView,
   PayoutApproval,
   PayoutView,
+  PixDirectoryMode,
   PixKeyEntry,
   RateLimitParams,
   RegisterPixKeyParams,

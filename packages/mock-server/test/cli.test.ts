@@ -89,6 +89,7 @@ describe("paykit-mock (DESIGN.md section 3)", () => {
       adminToken: undefined,
       defaultKeys: undefined,
       webhookSecret: undefined,
+      strictPixDirectory: false,
     });
   });
 

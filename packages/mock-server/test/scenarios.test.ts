@@ -438,10 +438,10 @@ describe.each(TRANSPORTS)("the mock service over %s", (transport) => {
 
     it.each([
       ["amount 99999", { amount: 99_999 }, 502, "TEMPORARY_UNAVAILABLE"],
-      ["a key absent from the directory", { pixKey: "notfound@bank.test" }, 400, "INVALID_PIX_KEY"],
+      ["the key absent from the directory", { pixKey: "notfound@bank.test" }, 400, "INVALID_PIX_KEY"],
       [
-        "a valid CPF not in the directory",
-        { pixKey: "52998224725", pixKeyType: "CPF" },
+        "a CPF key with wrong check digits",
+        { pixKey: "52998224726", pixKeyType: "CPF" },
         400,
         "INVALID_PIX_KEY",
       ],
@@ -499,6 +499,7 @@ describe.each(TRANSPORTS)("the mock service over %s", (transport) => {
         expect((await api.post("/payout", payoutBody({ pixKey, pixKeyType }))).status).toBe(201);
       }
       const key = "novo@cliente.com.br";
+      await h.control.updateAccount(h.account.accountId, { pixDirectory: "strict" });
       expect((await api.post("/payout", payoutBody({ pixKey: key }))).body.code).toBe("INVALID_PIX_KEY");
       await h.control.registerPixKey({ key, type: "EMAIL", name: "Cliente Novo", document: "52998224725" });
       expect((await api.post("/payout", payoutBody({ pixKey: key }))).body).toMatchObject({

@@ -10,6 +10,7 @@ import {
 import { ApiError } from "./http.js";
 import { constantTimeEqual, randomString } from "./ids.js";
 import { PixCharge } from "./pix-charge.js";
+import type { PixDirectoryMode } from "./pix-directory.js";
 import type { PayinRecord, PayoutRecord } from "./records.js";
 
 /** How an account's payouts are approved: at once, or in the merchant dashboard (the control API). */
@@ -38,6 +39,12 @@ export interface CreateAccountParams {
   fees?: FeeOverrides;
   /** Payout limit overrides, in cents. @default DEFAULT_PAYOUT_LIMITS */
   limits?: Partial<PayoutLimits>;
+  /**
+   * How the PIX key directory answers this account's payouts: `open` finds every well-formed key except
+   * `notfound@bank.test`, `strict` only the seeded and registered keys. Defaults to the server's mode
+   * (`open`, or `strict` with `--strict-pix-directory`).
+   */
+  pixDirectory?: PixDirectoryMode;
   /** Test mode: every webhook is delivered twice (same `webhook-id`). @default false */
   webhookDuplicates?: boolean;
   /** Test mode: webhooks are held briefly and delivered newest first. @default false */
@@ -91,6 +98,8 @@ export interface AccountView {
   autoAdvance: boolean;
   /** Whether deliveries are signed; the secret itself is never echoed. */
   webhookSigned: boolean;
+  /** How the PIX key directory answers this account's payouts. */
+  pixDirectory: PixDirectoryMode;
   webhookDuplicates: boolean;
   webhookOutOfOrder: boolean;
   fees: FeeSchedule;
@@ -115,6 +124,8 @@ export class Account {
   creditCardEnabled: boolean;
   payoutApproval: PayoutApproval;
   autoAdvance: boolean | null;
+  /** The account's own directory mode; null follows the server's. */
+  pixDirectory: PixDirectoryMode | null;
   webhookSecret: string | null;
   /** The secret before the last rotation, still signing deliveries until {@link previousSecretUntil}. */
   previousWebhookSecret: string | null = null;
@@ -154,6 +165,7 @@ export class Account {
     this.creditCardEnabled = params.creditCardEnabled ?? true;
     this.payoutApproval = params.payoutApproval ?? "automatic";
     this.autoAdvance = params.autoAdvance ?? null;
+    this.pixDirectory = params.pixDirectory ?? null;
     this.webhookSecret = params.webhookSecret ?? null;
     this.webhookDuplicates = params.webhookDuplicates ?? false;
     this.webhookOutOfOrder = params.webhookOutOfOrder ?? false;
@@ -168,6 +180,7 @@ export class Account {
     if (params.creditCardEnabled !== undefined) this.creditCardEnabled = params.creditCardEnabled;
     if (params.payoutApproval !== undefined) this.payoutApproval = params.payoutApproval;
     if (params.autoAdvance !== undefined) this.autoAdvance = params.autoAdvance;
+    if (params.pixDirectory !== undefined) this.pixDirectory = params.pixDirectory;
     if (params.webhookSecret !== undefined) {
       // Setting a secret outright is not a rotation: no grace for the old one.
       this.webhookSecret = params.webhookSecret;
@@ -359,7 +372,11 @@ export function newWebhookSecret(): string {
 }
 
 /** The settings and balance of an account, as the control API shows them. */
-export function accountView(account: Account, serverAutoAdvance: boolean): AccountView {
+export function accountView(
+  account: Account,
+  serverAutoAdvance: boolean,
+  serverPixDirectory: PixDirectoryMode = "open",
+): AccountView {
   return {
     accountId: account.id,
     publicKey: account.publicKey,
@@ -368,6 +385,7 @@ export function accountView(account: Account, serverAutoAdvance: boolean): Accou
     payoutApproval: account.payoutApproval,
     autoAdvance: account.autoAdvance ?? serverAutoAdvance,
     webhookSigned: account.webhookSecret !== null,
+    pixDirectory: account.pixDirectory ?? serverPixDirectory,
     webhookDuplicates: account.webhookDuplicates,
     webhookOutOfOrder: account.webhookOutOfOrder,
     fees: account.fees,

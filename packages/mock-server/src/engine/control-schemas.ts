@@ -23,6 +23,7 @@ const settings = {
   creditCardEnabled: z.optional(z.boolean()),
   payoutApproval: z.optional(z.enum(["automatic", "manual"])),
   autoAdvance: z.optional(z.boolean()),
+  pixDirectory: z.optional(z.enum(["open", "strict"])),
   webhookSecret: z.optional(
     z
       .string()

@@ -174,10 +174,12 @@ export class ControlOperations {
     return this.state.keysOf(this.state.createAccount(checked(CreateAccountBody, params)));
   }
   getAccount(accountId: string): AccountView {
-    return accountView(this.state.account(accountId), this.state.autoAdvance);
+    return accountView(this.state.account(accountId), this.state.autoAdvance, this.state.pixDirectory);
   }
   accounts(): AccountView[] {
-    return [...this.state.accounts.values()].map((account) => accountView(account, this.state.autoAdvance));
+    return [...this.state.accounts.values()].map((account) =>
+      accountView(account, this.state.autoAdvance, this.state.pixDirectory),
+    );
   }
   payins(accountId?: string, options: ListOptions = {}): PayinView[] {
     const { accounts, limit } = this.#listed(accountId, options);
@@ -199,7 +201,7 @@ export class ControlOperations {
   updateAccount(accountId: string, params: UpdateAccountParams): AccountView {
     const account = this.state.account(accountId);
     account.update(checked(UpdateAccountBody, params));
-    return accountView(account, this.state.autoAdvance);
+    return accountView(account, this.state.autoAdvance, this.state.pixDirectory);
   }
   rotateWebhookSecret(accountId: string, params: { gracePeriodMs?: number } = {}): RotatedWebhookSecret {
     const account = this.state.account(accountId);

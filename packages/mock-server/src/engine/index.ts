@@ -25,7 +25,12 @@ export {
 export { MAGIC_CARDS, MAGIC_PIX_KEYS, RISK_EMAIL_SUFFIX, TEMPORARY_UNAVAILABLE_AMOUNT } from "./magic.js";
 export type { WebhookAttempt, WebhookDelivery, WebhookFetch } from "./outbox.js";
 export { BOLETO_EXPIRY_MS, PIX_EXPIRY_MS, type ThreeDSOutcome } from "./payins.js";
-export { type PixKeyEntry, type RegisterPixKeyParams, SEED_PIX_KEYS } from "./pix-directory.js";
+export {
+  type PixDirectoryMode,
+  type PixKeyEntry,
+  type RegisterPixKeyParams,
+  SEED_PIX_KEYS,
+} from "./pix-directory.js";
 export type { StatusChange } from "./records.js";
 export { type EngineOptions, MOCK_ACQUIRER_ISPB } from "./state.js";
 export { readWebRequest, toWebResponse } from "./web.js";

@@ -43,7 +43,7 @@ export const MAGIC_PIX_KEYS = {
   refuse: "refuse@bank.test",
   /** 502 PROVIDER_REJECTED at creation; the payout exists FAILED and its amount is returned. */
   rejectNow: "reject-now@bank.test",
-  /** Well formed but absent from the directory: 400 INVALID_PIX_KEY. */
+  /** The one well-formed key the open directory does not find: 400 INVALID_PIX_KEY. */
   notFound: "notfound@bank.test",
 } as const;
 

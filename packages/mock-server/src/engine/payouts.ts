@@ -33,13 +33,13 @@ export function createPayout(state: MockState, account: Account, body: unknown):
   const fee = account.fees.payoutFlatCents;
   if (params.amount <= fee)
     throw invalidData("amount", `must be greater than the payout fee of ${fee} cents`);
-  const holder = state.directory.lookup(params.pixKeyType, params.pixKey);
+  const holder = state.directory.lookup(params.pixKeyType, params.pixKey, state.pixDirectoryOf(account));
   if (!holder) {
     throw new ApiError(
       "INVALID_PIX_KEY",
-      `pixKey is not registered in the PIX key directory as a ${params.pixKeyType} key`,
+      `pixKey is not found in the PIX key directory as a ${params.pixKeyType} key`,
       {
-        details: [{ path: "pixKey", message: "is not registered in the PIX key directory" }],
+        details: [{ path: "pixKey", message: "is not found in the PIX key directory" }],
       },
     );
   }

@@ -1,5 +1,6 @@
 import { isValidCnpj, isValidCpf, isValidPixKey, type PixKeyType } from "@paykit/contract";
 import { ApiError } from "./http.js";
+import { MAGIC_PIX_KEYS } from "./magic.js";
 
 /** A key of the PIX key directory (DICT): who holds it and at which bank. */
 export interface PixKeyEntry {
@@ -141,8 +142,106 @@ function normalize(type: PixKeyType, key: string): string {
 }
 
 /**
- * The PIX key directory. A payout's key must be well formed, match its `pixKeyType`, and be present
- * here; a valid key that is absent is `INVALID_PIX_KEY` (DESIGN.md section 2, PIX keys).
+ * How a mock account's PIX directory answers a well-formed key that is neither seeded nor registered:
+ * `open` (the default, DESIGN.md section 3) finds it with a holder derived from the key, as a real
+ * directory finds a merchant's own test keys; `strict` knows only the seeded and registered keys.
+ */
+export type PixDirectoryMode = "open" | "strict";
+
+const FIRST_NAMES = [
+  "Ana",
+  "Bruno",
+  "Camila",
+  "Diego",
+  "Eduarda",
+  "Felipe",
+  "Gabriela",
+  "Henrique",
+  "Isabela",
+  "João",
+  "Larissa",
+  "Marcos",
+  "Natália",
+  "Otávio",
+  "Patrícia",
+  "Rafael",
+  "Sofia",
+  "Thiago",
+  "Vanessa",
+  "Wagner",
+];
+const LAST_NAMES = [
+  "Almeida",
+  "Barbosa",
+  "Cardoso",
+  "Dias",
+  "Ferreira",
+  "Gomes",
+  "Lima",
+  "Martins",
+  "Nascimento",
+  "Oliveira",
+  "Pereira",
+  "Ribeiro",
+  "Rocha",
+  "Santos",
+  "Silva",
+  "Souza",
+  "Teixeira",
+  "Vieira",
+];
+// ISPBs of the holders' banks: fictitious but 8 digits, as the DICT answers.
+const ISPBS = ["00000000", "00360305", "60701190", "60746948", "90400888", "18236120"];
+
+/** FNV-1a over a string, with a round number mixed in: a stable 32-bit number per (text, round). */
+function hash32(text: string, round: number): number {
+  let h = (0x811c9dc5 ^ round) >>> 0;
+  for (let i = 0; i < text.length; i += 1) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h;
+}
+
+/** A valid CPF whose nine base digits come from the key: the same key always gives the same CPF. */
+function derivedCpf(seed: string): string {
+  const digits: number[] = [];
+  for (let round = 0; digits.length < 9; round += 1) {
+    for (const char of String(hash32(seed, round)).padStart(10, "0").slice(-5)) {
+      if (digits.length < 9) digits.push(Number(char));
+    }
+  }
+  // A CPF of nine equal digits is refused by the check (000.000.000-00 and the like).
+  if (digits.every((d) => d === digits[0])) digits[8] = ((digits[8] ?? 0) + 1) % 10;
+  for (const length of [9, 10]) {
+    let sum = 0;
+    for (let i = 0; i < length; i += 1) sum += (digits[i] ?? 0) * (length + 1 - i);
+    const rest = (sum * 10) % 11;
+    digits.push(rest === 10 ? 0 : rest);
+  }
+  return digits.join("");
+}
+
+/**
+ * The holder the open directory answers for a key outside the seed list: a CPF or CNPJ key holds its
+ * own document; other keys get a valid CPF, a name from a fixed list and an ISPB, all derived from the
+ * key, so the same key always gives the same beneficiary.
+ */
+export function derivedHolder(type: PixKeyType, key: string): PixKeyEntry {
+  const seed = `${type}:${normalize(type, key)}`;
+  const first = FIRST_NAMES[hash32(seed, 101) % FIRST_NAMES.length];
+  const last = LAST_NAMES[hash32(seed, 102) % LAST_NAMES.length];
+  const second = LAST_NAMES[hash32(seed, 103) % LAST_NAMES.length];
+  const name = type === "CNPJ" ? `${first} ${last} Comércio Ltda` : `${first} ${second} ${last}`;
+  const document = type === "CPF" || type === "CNPJ" ? key.toUpperCase() : derivedCpf(seed);
+  return { key, type, name, document, ispb: ISPBS[hash32(seed, 104) % ISPBS.length] ?? "00000000" };
+}
+
+/**
+ * The PIX key directory. A payout's key must be well formed and match its `pixKeyType` (checked by the
+ * contract first); the seeded and registered keys keep their holders, and in the `open` mode every other
+ * key is found too except `notfound@bank.test`. A key not found is `INVALID_PIX_KEY` (DESIGN.md
+ * sections 2 and 3).
  */
 export class PixDirectory {
   readonly #entries = new Map<string, PixKeyEntry>();
@@ -158,9 +257,12 @@ export class PixDirectory {
       this.#entries.set(`${entry.type}:${normalize(entry.type, entry.key)}`, entry);
   }
 
-  /** The holder of a key, or undefined when the directory does not know it. */
-  lookup(type: PixKeyType, key: string): PixKeyEntry | undefined {
-    return this.#entries.get(`${type}:${normalize(type, key)}`);
+  /** The holder of a key in `mode`, or undefined when the directory does not find it. */
+  lookup(type: PixKeyType, key: string, mode: PixDirectoryMode = "strict"): PixKeyEntry | undefined {
+    const known = this.#entries.get(`${type}:${normalize(type, key)}`);
+    if (known !== undefined || mode === "strict") return known;
+    if (type === "EMAIL" && normalize(type, key) === MAGIC_PIX_KEYS.notFound) return undefined;
+    return derivedHolder(type, key);
   }
 
   /** Every key, in registration order. */

@@ -15,7 +15,7 @@ import type { Lane } from "./lane.js";
 import { Outbox, type WebhookFetch } from "./outbox.js";
 import { PayinIndex } from "./payin-index.js";
 import { expireOnClock } from "./payins.js";
-import { PixDirectory, type RegisterPixKeyParams } from "./pix-directory.js";
+import { PixDirectory, type PixDirectoryMode, type RegisterPixKeyParams } from "./pix-directory.js";
 import { type PayinRecord, type PayoutRecord, payinWebhookJson, payoutJson } from "./records.js";
 import { Scheduler, unrefTimer } from "./scheduler.js";
 
@@ -40,6 +40,12 @@ export interface EngineOptions {
   webhookTimeoutMs?: number;
   /** When set, every `/_mock` control call needs `Authorization: Bearer <adminToken>`. */
   adminToken?: string;
+  /**
+   * Makes the PIX key directory strict by default: only seeded and registered keys are found (the CLI's
+   * `--strict-pix-directory`). An account's own `pixDirectory` wins.
+   * @default false (open: every well-formed key except `notfound@bank.test` is found)
+   */
+  strictPixDirectory?: boolean;
   /** PIX keys registered on top of the seed directory (also after a reset). */
   pixKeys?: RegisterPixKeyParams[];
   /** Real wall clock in epoch ms; the mock clock starts from it. @default Date.now */
@@ -77,6 +83,8 @@ export class MockState {
   readonly payins = new PayinIndex();
   readonly payinsByThreeDSTransaction = new Map<string, PayinRecord>();
   readonly autoAdvance: boolean;
+  /** The directory mode of accounts without their own. */
+  readonly pixDirectory: PixDirectoryMode;
   readonly advanceIntervalMs: number;
   readonly adminToken: string | undefined;
   defaultAccount!: Account;
@@ -107,6 +115,7 @@ export class MockState {
       options.webhookTimeoutMs ?? WEBHOOK_TIMEOUT_MS,
     );
     this.autoAdvance = options.autoAdvance ?? true;
+    this.pixDirectory = options.strictPixDirectory ? "strict" : "open";
     this.advanceIntervalMs = options.advanceIntervalMs ?? 1000;
     this.adminToken = options.adminToken;
     const fixed = options.defaultAccount ?? {};
@@ -195,6 +204,11 @@ export class MockState {
     };
     if (account.webhookSecret !== null) keys.webhookSecret = account.webhookSecret;
     return keys;
+  }
+
+  /** How the PIX key directory answers an account's payouts. */
+  pixDirectoryOf(account: Account): PixDirectoryMode {
+    return account.pixDirectory ?? this.pixDirectory;
   }
 
   /** Whether an account's payouts move on their own. */

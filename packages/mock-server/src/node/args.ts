@@ -8,6 +8,7 @@ export interface CliOptions {
   adminToken: string | undefined;
   defaultKeys: { publicKey: string; secretKey: string } | undefined;
   webhookSecret: string | undefined;
+  strictPixDirectory: boolean;
 }
 
 /** The usage text of `paykit-mock --help`. */
@@ -19,6 +20,8 @@ export const USAGE = `Usage: paykit-mock [options]
   --admin-token <token>   /_mock control calls need Authorization: Bearer <token>
   --default-keys <pk:sk>  fix the default account's keys (pk_test_…:sk_test_…)
   --webhook-secret <s>    fix the default account's webhook signing secret (whsec_…)
+  --strict-pix-directory  find only seeded and registered PIX keys (default: every well-formed key
+                          except notfound@bank.test is found, with a holder derived from the key)
   --help                  show this text
 `;
 
@@ -35,6 +38,7 @@ export function parseCliArgs(argv: string[]): CliOptions | "help" {
       "admin-token": { type: "string" },
       "default-keys": { type: "string" },
       "webhook-secret": { type: "string" },
+      "strict-pix-directory": { type: "boolean" },
       help: { type: "boolean" },
     },
     strict: true,
@@ -63,5 +67,13 @@ export function parseCliArgs(argv: string[]): CliOptions | "help" {
   if (webhookSecret !== undefined && !/^whsec_[A-Za-z0-9+/]{16,}={0,2}$/.test(webhookSecret)) {
     throw new Error("--webhook-secret must be whsec_ followed by base64 (at least 16 characters)");
   }
-  return { port, host, manual: values.manual ?? false, adminToken, defaultKeys, webhookSecret };
+  return {
+    port,
+    host,
+    manual: values.manual ?? false,
+    adminToken,
+    defaultKeys,
+    webhookSecret,
+    strictPixDirectory: values["strict-pix-directory"] ?? false,
+  };
 }

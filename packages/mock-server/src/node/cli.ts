@@ -23,6 +23,7 @@ async function main(argv: string[]): Promise<void> {
   const engine = createEngine({
     autoAdvance: !options.manual,
     adminToken: options.adminToken,
+    strictPixDirectory: options.strictPixDirectory,
     defaultAccount: {
       ...options.defaultKeys,
       ...(options.webhookSecret ? { webhookSecret: options.webhookSecret } : {}),
