@@ -73,8 +73,14 @@ describe("the webhook outbox (DESIGN.md sections 2 and 6, Webhooks)", () => {
 
     const up = await receiver(probe.port);
     cleanups.push(() => new Promise<void>((r) => up.server.close(() => r())));
-    const flushed = await engine.control.flushWebhooks();
-    expect(flushed).toMatchObject([{ state: "delivered" }]);
+    // flush runs only DUE retries (DESIGN.md section 3): the third attempt is 30 s away on the mock clock.
+    expect(await engine.control.flushWebhooks()).toEqual([]);
+    expect(up.received).toHaveLength(0);
+    expect((await engine.control.webhooks())[0]?.attempts).toHaveLength(2);
+    // A test moves the clock to the retry's time, then flushes: the retry is sent and settled.
+    await engine.control.setClock({ advanceMs: WEBHOOK_RETRY_DELAYS_MS[1]! });
+    await engine.control.flushWebhooks();
+    expect((await engine.control.webhooks())[0]?.state).toBe("delivered");
     expect(up.received).toHaveLength(1);
     const delivery = up.received[0]!;
     expect(JSON.parse(delivery.body)).toEqual({

@@ -122,21 +122,25 @@ export class Outbox {
     return out;
   }
 
-  /** Runs every waiting retry (and held event) now and resolves once every attempt has settled. */
+  /**
+   * Runs every retry that is due on the mock clock (and releases held out-of-order events) now, and
+   * resolves once every attempt has settled (DESIGN.md section 3). A retry whose time has not come is
+   * left for later: move the clock first (`POST /_mock/clock`), then flush.
+   */
   async flush(): Promise<WebhookDelivery[]> {
     await this.idle();
+    const started = new Set<DeliveryState>(this.#held);
     this.#releaseHeld();
-    const started: DeliveryState[] = [];
+    const now = this.clock.now();
     for (const d of this.#deliveries) {
-      if (d.entry.state === "pending" && d.inFlight === null) {
-        if (d.retry) d.retry.cancelled = true;
-        d.retry = null;
-        this.#start(d);
-        started.push(d);
-      }
+      if (d.entry.state !== "pending" || d.inFlight !== null || d.retry === null || d.retry.at > now) continue;
+      d.retry.cancelled = true;
+      d.retry = null;
+      this.#start(d);
+      started.add(d);
     }
     await this.idle();
-    return started.map((d) => copy(d.entry));
+    return [...started].map((d) => copy(d.entry));
   }
 
   /** Sends a delivery again now, with a fresh cycle of retries; resolves after the attempt. */
