@@ -14,20 +14,25 @@ describe.each(TRANSPORTS)("the open finance bank page over %s", (transport) => {
   });
   afterEach(() => h.close());
 
+  // The page's own token, read from the form the bank rendered: a decision must carry it.
+  let token = "";
   async function bankPage() {
     const created = await api.post("/payin", openFinancePayin());
     expect(created.status).toBe(201);
-    return { id: created.body.id as string, path: created.body.openFinanceRedirectUrl.slice(h.base.length) };
+    const path = created.body.openFinanceRedirectUrl.slice(h.base.length) as string;
+    token = /name="token" value="([^"]+)"/.exec((await text(path)).body)?.[1] ?? "";
+    expect(token).toMatch(/^\w{32}$/);
+    return { id: created.body.id as string, path };
   }
   async function text(path: string, init?: RequestInit) {
     const res = (await h.send(path, init)) as Response;
     return { status: res.status, type: res.headers.get("content-type"), body: await res.text() };
   }
-  const decide = (path: string, form: string) =>
+  const decide = (path: string, form: string, headers: Record<string, string> = {}) =>
     text(path, {
       method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: form,
+      headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+      body: `${form}&token=${token}`,
     });
   const status = async (id: string) => (await api.get(`/payin/${id}`)).body.status;
 
@@ -64,9 +69,48 @@ describe.each(TRANSPORTS)("the open finance bank page over %s", (transport) => {
     const done = await text(`${path}?returnUrl=${encodeURIComponent("http://localhost:3000/back")}`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ decision: "approve" }),
+      body: JSON.stringify({ decision: "approve", token }),
     });
     expect(done.body).toContain(`url=http://localhost:3000/back?payinId=${id}&#38;status=APPROVED"`);
+  });
+
+  it.each([
+    ["no token", "decision=approve", {}],
+    ["another page's token", "decision=approve&token=x", {}],
+  ])("refuses a decision with %s (403) and decides nothing", async (_, form) => {
+    const { id, path } = await bankPage();
+    const res = await text(path, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: form,
+    });
+    expect(res.status).toBe(403);
+    expect(JSON.parse(res.body)).toMatchObject({ code: "INVALID_PAGE_TOKEN" });
+    expect(await status(id)).toBe("PENDING");
+  });
+
+  it.each([
+    ["Origin of another site", { origin: "https://evil.example" }],
+    ["Sec-Fetch-Site: cross-site", { "sec-fetch-site": "cross-site" }],
+    ["Sec-Fetch-Site: same-site", { "sec-fetch-site": "same-site" }],
+  ])("refuses a decision posted with %s, even with the token", async (_, headers) => {
+    const { id, path } = await bankPage();
+    const res = await decide(path, "decision=approve", headers);
+    expect(res.status).toBe(403);
+    expect(JSON.parse(res.body)).toMatchObject({ code: "FORBIDDEN_ORIGIN" });
+    expect(await status(id)).toBe("PENDING");
+  });
+
+  it("cannot be framed, and its buttons are named Approve and Deny", async () => {
+    const { path } = await bankPage();
+    const res = (await h.send(path)) as Response;
+    expect(res.headers.get("content-security-policy")).toBe("frame-ancestors 'none'");
+    expect(res.headers.get("x-frame-options")).toBe("DENY");
+    const html = await res.text();
+    expect(html).toMatch(
+      /value="approve" class="primary">Approve<span class="pt" lang="pt-BR" aria-hidden="true">/,
+    );
+    expect(html).toMatch(/value="deny" class="danger">Deny<span/);
   });
 
   it("without a return URL shows the outcome only", async () => {

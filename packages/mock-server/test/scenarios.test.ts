@@ -116,11 +116,13 @@ describe.each(TRANSPORTS)("the mock service over %s", (transport) => {
       const path = res.body.openFinanceRedirectUrl.slice(h.base.length);
       const page = (await h.send(path)) as Response;
       expect(page.headers.get("content-type")).toContain("text/html");
-      expect(await page.text()).toContain('value="approve"');
+      const html = await page.text();
+      expect(html).toContain('value="approve"');
+      const token = /name="token" value="([^"]+)"/.exec(html)?.[1];
       const decided = (await h.send(path, {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: "decision=approve",
+        body: `decision=approve&token=${token}`,
       })) as Response;
       expect(decided.status).toBe(200);
       expect((await api.get(`/payin/${res.body.id}`)).body.status).toBe("APPROVED");

@@ -1,6 +1,7 @@
 import type { AccountKeys } from "./accounts.js";
 import { ControlOperations, directControl, type MockControl } from "./control.js";
 import { ApiError, type EngineRequest, type EngineResponse, errorResponse, MAX_BODY_BYTES } from "./http.js";
+import { guardControlCall } from "./origin-guard.js";
 import { Router } from "./router.js";
 import { allRoutes, checkAdminToken } from "./routes.js";
 import { type EngineOptions, MockState } from "./state.js";
@@ -71,7 +72,10 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
       const { route, params } = router.match(req.method, req.path);
       if (route.kind === "api" && state.rateLimiter.active)
         state.rateLimiter.check(req.header("authorization") ?? "", Date.now());
-      if (route.kind === "control" && state.adminToken !== undefined) checkAdminToken(req, state.adminToken);
+      if (route.kind === "control") {
+        guardControlCall(req);
+        if (state.adminToken !== undefined) checkAdminToken(req, state.adminToken);
+      }
       // Most handlers answer at once: awaiting only a promise saves a microtask turn per request.
       const handled = route.handle({ req, params });
       const response = handled instanceof Promise ? await handled : handled;

@@ -133,7 +133,8 @@ export class Outbox {
     this.#releaseHeld();
     const now = this.clock.now();
     for (const d of this.#deliveries) {
-      if (d.entry.state !== "pending" || d.inFlight !== null || d.retry === null || d.retry.at > now) continue;
+      if (d.entry.state !== "pending" || d.inFlight !== null || d.retry === null || d.retry.at > now)
+        continue;
       d.retry.cancelled = true;
       d.retry = null;
       this.#start(d);

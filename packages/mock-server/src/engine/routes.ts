@@ -17,6 +17,7 @@ import {
   parseJsonBody,
 } from "./http.js";
 import { constantTimeEqual } from "./ids.js";
+import { isCrossOrigin } from "./origin-guard.js";
 import { authorizePayin, completeThreeDS, createPayin, payinOf } from "./payins.js";
 import { createPayout, listPayouts, readListQuery } from "./payouts.js";
 import { orderOf, payinCreatedBody, payinJson, payoutCreatedJson } from "./records.js";
@@ -24,6 +25,17 @@ import type { Route } from "./router.js";
 import type { MockState } from "./state.js";
 
 const HTML = { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } as const;
+// A page no other site may frame (clickjacking of a decision button).
+const UNFRAMED = { "content-security-policy": "frame-ancestors 'none'", "x-frame-options": "DENY" } as const;
+
+/** A decision posted from a page of another origin: refused before anything changes. */
+function refuseCrossOrigin(req: EngineRequest): void {
+  if (isCrossOrigin(req)) {
+    throw new ApiError("FORBIDDEN_ORIGIN", "this page's decisions are accepted only from the page itself", {
+      status: 403,
+    });
+  }
+}
 
 /** The JSON body of an API POST: 415 without a JSON content type, 400 when malformed. */
 function apiBody(req: EngineRequest): unknown {
@@ -203,7 +215,7 @@ function pageRoutes(state: MockState): Route[] {
       kind: "page",
       handle: () => ({
         status: 200,
-        headers: { ...HTML, "content-security-policy": "frame-ancestors 'none'" },
+        headers: { ...HTML, ...UNFRAMED },
         body: renderDashboardPage(),
       }),
     },
@@ -248,8 +260,9 @@ function pageRoutes(state: MockState): Route[] {
           status: payin.status,
           action: `${req.base}/_mock/open-finance/${payin.id}`,
           returnUrl: returnUrlOf(new URLSearchParams(req.query).get("returnUrl")),
+          token: state.pageToken(payin.id),
         });
-        return { status: 200, headers: { ...HTML }, body: html };
+        return { status: 200, headers: { ...HTML, ...UNFRAMED }, body: html };
       },
     },
     {
@@ -258,10 +271,26 @@ function pageRoutes(state: MockState): Route[] {
       kind: "page",
       handle: ({ req, params }) => {
         const payin = openFinance(params.id!);
+        refuseCrossOrigin(req);
         const type = req.header("content-type") ?? "";
         const form = isJsonContentType(type)
-          ? ((parseJsonBody(req.body) as { decision?: unknown; returnUrl?: unknown } | null) ?? {})
+          ? ((parseJsonBody(req.body) as {
+              decision?: unknown;
+              returnUrl?: unknown;
+              token?: unknown;
+            } | null) ?? {})
           : Object.fromEntries(new URLSearchParams(req.body ?? ""));
+        // The page's own token: a post that did not come from the page the bank rendered is refused.
+        const token = typeof form.token === "string" ? form.token : "";
+        if (!constantTimeEqual(token, state.pageToken(payin.id))) {
+          throw new ApiError(
+            "INVALID_PAGE_TOKEN",
+            "the decision must be posted from the bank's authorization page",
+            {
+              status: 403,
+            },
+          );
+        }
         const decision = String(form.decision ?? "");
         if (decision !== "approve" && decision !== "deny") {
           throw new ApiError("INVALID_DATA", "decision must be approve or deny", {
@@ -274,7 +303,7 @@ function pageRoutes(state: MockState): Route[] {
         authorizePayin(state, payin.id, decision === "approve");
         return {
           status: 200,
-          headers: { ...HTML },
+          headers: { ...HTML, ...UNFRAMED },
           body: openFinanceDonePage(payin.id, payin.status, returnUrl),
         };
       },
@@ -325,6 +354,8 @@ function pageRoutes(state: MockState): Route[] {
       path: "/_mock/acquirer/challenge",
       kind: "page",
       handle: ({ req }) => {
+        // Only the challenge page itself (the mock's origin, inside the checkout's iframe) decides.
+        refuseCrossOrigin(req);
         const body = checked(ChallengeBody, apiBody(req));
         const payin = state.payinsByThreeDSTransaction.get(body.tx);
         if (!payin?.threeDS) throw new ApiError("NOT_FOUND", "no 3DS transaction with this id");

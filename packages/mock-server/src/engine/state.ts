@@ -10,7 +10,7 @@ import {
 import { MockClock } from "./clock.js";
 import { Faults, RateLimiter } from "./faults.js";
 import { ApiError } from "./http.js";
-import { UlidFactory } from "./ids.js";
+import { randomString, UlidFactory } from "./ids.js";
 import type { Lane } from "./lane.js";
 import { Outbox, type WebhookFetch } from "./outbox.js";
 import { PayinIndex } from "./payin-index.js";
@@ -91,6 +91,8 @@ export class MockState {
   // The default account keeps its id and keys across resets.
   readonly #defaultAccountId: string;
   boletoSeq = 0;
+  /** The bank page's per-payin token, which its decision form must post back (cleared on reset). */
+  readonly #pageTokens = new Map<string, string>();
   /** Bumped by every reset so that timers of an older state do nothing. */
   generation = 0;
   readonly #advanceTimers = new Set<ReturnType<typeof setTimeout>>();
@@ -154,6 +156,7 @@ export class MockState {
     this.payinsByThreeDSTransaction.clear();
     this.directory.reset();
     this.boletoSeq = 0;
+    this.#pageTokens.clear();
     this.#start();
   }
 
@@ -204,6 +207,16 @@ export class MockState {
     };
     if (account.webhookSecret !== null) keys.webhookSecret = account.webhookSecret;
     return keys;
+  }
+
+  /** The token of a payin's bank authorization page, made on first use. */
+  pageToken(payinId: string): string {
+    let token = this.#pageTokens.get(payinId);
+    if (token === undefined) {
+      token = randomString(32);
+      this.#pageTokens.set(payinId, token);
+    }
+    return token;
   }
 
   /** How the PIX key directory answers an account's payouts. */

@@ -12,6 +12,8 @@ export interface ChallengePageFields {
 
 /**
  * The challenge page loaded in the iframe: waits for the session from its parent (origin checked),
+ * shows the buttons DESIGN.md section 4 names (accessible names Approve / Reject / Cancel, the
+ * Portuguese beside them, hidden from the accessible name),
  * then Approve / Reject post `{ tx, session, action }` to the mock and report the outcome to the
  * parent; Cancel reports CANCELED without touching the payin.
  */
@@ -24,9 +26,9 @@ export function challengePage(fields: ChallengePageFields): string {
 <dt>Transação</dt><dd>${escapeHtml(fields.transactionId)}</dd>
 </dl>
 <div class="actions">
-<button type="button" id="approve" class="primary" disabled>Aprovar</button>
-<button type="button" id="reject" class="danger" disabled>Recusar</button>
-<button type="button" id="cancel" disabled>Cancelar</button>
+<button type="button" id="approve" class="primary" disabled>Approve<span class="pt" lang="pt-BR" aria-hidden="true">Aprovar</span></button>
+<button type="button" id="reject" class="danger" disabled>Reject<span class="pt" lang="pt-BR" aria-hidden="true">Recusar</span></button>
+<button type="button" id="cancel" disabled>Cancel<span class="pt" lang="pt-BR" aria-hidden="true">Cancelar</span></button>
 </div>
 <p class="note" id="message"></p>`;
   const script = `(function () {

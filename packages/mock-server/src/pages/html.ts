@@ -22,10 +22,12 @@ main { max-width: 420px; margin: 0 auto; background: #fff; border-radius: 8px; p
 h1 { font-size: 20px; margin-top: 0; }
 dl { display: grid; grid-template-columns: auto 1fr; gap: 4px 12px; }
 dt { color: #666; }
+dd { margin: 0; min-width: 0; overflow-wrap: anywhere; }
 .actions { display: flex; gap: 12px; margin-top: 24px; }
 button { flex: 1; padding: 12px; font-size: 16px; border-radius: 6px; border: 1px solid #ccc; cursor: pointer; background: #fff; }
 button.primary { background: #0a7d32; color: #fff; border-color: #0a7d32; }
 button.danger { background: #b3261e; color: #fff; border-color: #b3261e; }
+button .pt { display: block; font-size: 12px; opacity: .85; }
 button:disabled { opacity: .5; cursor: default; }
 .note { color: #666; font-size: 13px; }
 </style>

@@ -12,6 +12,8 @@ export interface OpenFinancePageFields {
   status: string;
   /** Where the Approve / Deny form posts. */
   action: string;
+  /** This page's token: the decision is accepted only with it, so another site cannot post one. */
+  token: string;
   /** The store's page to come back to after the decision (already validated), or null. */
   returnUrl: string | null;
 }
@@ -33,8 +35,9 @@ export function openFinancePage(fields: OpenFinancePageFields): string {
     : "";
   const form = pending
     ? `<form method="post" action="${escapeHtml(fields.action)}" class="actions">${keepReturn}
-<button type="submit" name="decision" value="approve" class="primary">Aprovar</button>
-<button type="submit" name="decision" value="deny" class="danger">Recusar</button>
+<input type="hidden" name="token" value="${escapeHtml(fields.token)}">
+<button type="submit" name="decision" value="approve" class="primary">Approve<span class="pt" lang="pt-BR" aria-hidden="true">Aprovar</span></button>
+<button type="submit" name="decision" value="deny" class="danger">Deny<span class="pt" lang="pt-BR" aria-hidden="true">Recusar</span></button>
 </form>`
     : `<p class="note">Este pagamento já foi decidido.</p>${backLink(fields.returnUrl, fields.payinId, fields.status)}`;
   return page(
