@@ -9,6 +9,12 @@ export interface MockServerOptions extends CreateEngineOptions {
   port?: number;
   /** Address to bind. @default "127.0.0.1" */
   host?: string;
+  /**
+   * The mock's URL as its clients reach it (behind a proxy, or another host name): the base of the URLs
+   * it hands out (3DS script, boleto, bank page) and its own origin for the control API's origin check.
+   * @default the listening address, `http://127.0.0.1:PORT`
+   */
+  publicUrl?: string;
 }
 
 /** A running mock service for a test. */
@@ -38,9 +44,9 @@ export interface MockServer {
  * await mock.control.payPayin(payin.id);
  */
 export async function createMockServer(options: MockServerOptions = {}): Promise<MockServer> {
-  const { port = 0, host = "127.0.0.1", ...engineOptions } = options;
+  const { port = 0, host = "127.0.0.1", publicUrl, ...engineOptions } = options;
   const engine = createEngine(engineOptions);
-  const served = await listen(engine, port, host).catch((error: unknown) => {
+  const served = await listen(engine, port, host, publicUrl).catch((error: unknown) => {
     engine.close();
     throw error;
   });

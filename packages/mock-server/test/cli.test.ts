@@ -77,8 +77,19 @@ describe("paykit-mock (DESIGN.md section 3)", () => {
     [["--webhook-secret", "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"], /whsec_/],
     [["--webhook-secret", "whsec_short"], /whsec_/],
     [["--bogus"], /bogus/],
+    [["--admin-token", " secret-token-1"], /whitespace/],
+    [["--admin-token", "secret-token-1\n"], /whitespace/],
+    [["--public-url", "ftp://mock.test"], /http/],
+    [["--public-url", "not a url"], /absolute/],
   ])("refuses %j", (args, message) => {
     expect(() => parseCliArgs(args)).toThrow(message);
+  });
+
+  it("reads --host [::1] as the bare IPv6 loopback", () => {
+    expect(parseCliArgs(["--host", "[::1]"])).toMatchObject({ host: "::1" });
+    expect(parseCliArgs(["--public-url", "https://mock.example/"])).toMatchObject({
+      publicUrl: "https://mock.example",
+    });
   });
 
   it("reads the defaults", () => {
@@ -90,6 +101,7 @@ describe("paykit-mock (DESIGN.md section 3)", () => {
       defaultKeys: undefined,
       webhookSecret: undefined,
       strictPixDirectory: false,
+      publicUrl: undefined,
     });
   });
 

@@ -33,6 +33,27 @@ export interface CreateEngineOptions extends EngineOptions {
   onError?: (error: unknown) => void;
 }
 
+/**
+ * Every 401 of the merchant API names its scheme (RFC 9110 section 11.6.1). Not the control API's: a
+ * browser would pop a login dialog over the dashboard, which asks for the admin token itself.
+ */
+function withChallenge(req: EngineRequest, response: EngineResponse): EngineResponse {
+  if (response.status === 401 && !req.path.startsWith("/_mock/"))
+    response.headers["www-authenticate"] = 'Basic realm="Paykit"';
+  return response;
+}
+
+/** A HEAD answer: the GET's status and headers, its length, no body. */
+function withoutBody(response: EngineResponse): EngineResponse {
+  const length =
+    response.body === null
+      ? 0
+      : typeof response.body === "string"
+        ? new TextEncoder().encode(response.body).byteLength
+        : response.body.byteLength;
+  return { ...response, headers: { ...response.headers, "content-length": String(length) }, body: null };
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function bodyBytes(text: string): number {
@@ -57,6 +78,12 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
   const onError = options.onError;
 
   async function dispatch(req: EngineRequest): Promise<EngineResponse> {
+    // HEAD is answered on every GET route: the GET runs, the body is dropped (RFC 9110 section 9.3.2).
+    if (req.method === "HEAD") return withoutBody(await answer({ ...req, method: "GET" }));
+    return answer(req);
+  }
+
+  async function answer(req: EngineRequest): Promise<EngineResponse> {
     try {
       state.scheduler.runDue();
       if (req.body !== null && bodyBytes(req.body) > MAX_BODY_BYTES) throw tooLarge();
@@ -82,7 +109,7 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
       if (drop) response.drop = true;
       return response;
     } catch (error) {
-      if (error instanceof ApiError) return errorResponse(error);
+      if (error instanceof ApiError) return withChallenge(req, errorResponse(error));
       onError?.(error);
       return errorResponse(
         new ApiError("INTERNAL_ERROR", "the mock failed unexpectedly; this is a bug in @paykit/mock-server"),

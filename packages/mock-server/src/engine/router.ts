@@ -84,7 +84,10 @@ function matchSegments(segments: string[], parts: string[]): Record<string, stri
 }
 
 function notAllowed(method: string, path: string, allowed: string[]): ApiError {
-  const allow = [...new Set(allowed)].sort().join(", ");
+  // Every GET route answers HEAD too (the engine runs the GET and drops the body).
+  const methods = new Set(allowed);
+  if (methods.has("GET")) methods.add("HEAD");
+  const allow = [...methods].sort().join(", ");
   return new ApiError("METHOD_NOT_ALLOWED", `${method} is not allowed on ${path}; use ${allow}`, {
     headers: { allow },
   });

@@ -8,8 +8,18 @@ import { ApiError, type EngineResponse, errorResponse, MAX_BODY_BYTES } from "..
  * as soon as it passes 1 MiB, builds the engine's request without a web `Request` (the fast path
  * measured in bench/run.mjs), and cuts the socket after the handler ran for `dropResponse` faults.
  */
-export function nodeListener(engine: MockEngine): (req: IncomingMessage, res: ServerResponse) => void {
+export function nodeListener(
+  engine: MockEngine,
+  publicBase: () => string,
+): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
+    // The Host header is never trusted: a malformed one is refused, and the URLs the mock hands out
+    // (3DS script, boleto, bank page) come from its listening address or --public-url, not from Host.
+    const host = req.headers.host;
+    if (host !== undefined && !VALID_HOST.test(host)) {
+      refuse(req, res, new ApiError("INVALID_DATA", "the Host header is not a valid host[:port]"));
+      return;
+    }
     const declared = Number(req.headers["content-length"] ?? "0");
     if (declared > MAX_BODY_BYTES) {
       refuse(req, res, tooLarge());
@@ -51,7 +61,7 @@ export function nodeListener(engine: MockEngine): (req: IncomingMessage, res: Se
           method: (req.method ?? "GET").toUpperCase(),
           path: q === -1 ? raw : raw.slice(0, q),
           query: q === -1 ? "" : raw.slice(q + 1),
-          base: `http://${headers.host ?? "localhost"}`,
+          base: publicBase(),
           header: (name) => {
             const value = headers[name];
             return Array.isArray(value) ? value.join(", ") : value;
@@ -72,6 +82,10 @@ export function nodeListener(engine: MockEngine): (req: IncomingMessage, res: Se
     });
   };
 }
+
+// A DNS name or IPv4 address, or a bracketed IPv6 address, with an optional port (RFC 9110 section 7.2).
+const VALID_HOST =
+  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
 
 function tooLarge(): ApiError {
   return new ApiError("PAYLOAD_TOO_LARGE", `the request body exceeds ${MAX_BODY_BYTES} bytes (1 MiB)`);

@@ -9,6 +9,7 @@ export interface CliOptions {
   defaultKeys: { publicKey: string; secretKey: string } | undefined;
   webhookSecret: string | undefined;
   strictPixDirectory: boolean;
+  publicUrl: string | undefined;
 }
 
 /** The usage text of `paykit-mock --help`. */
@@ -20,6 +21,7 @@ export const USAGE = `Usage: paykit-mock [options]
   --admin-token <token>   /_mock control calls need Authorization: Bearer <token>
   --default-keys <pk:sk>  fix the default account's keys (pk_test_…:sk_test_…)
   --webhook-secret <s>    fix the default account's webhook signing secret (whsec_…)
+  --public-url <url>      the mock's URL as clients reach it (behind a proxy); default: the listening address
   --strict-pix-directory  find only seeded and registered PIX keys (default: every well-formed key
                           except notfound@bank.test is found, with a holder derived from the key)
   --help                  show this text
@@ -39,6 +41,7 @@ export function parseCliArgs(argv: string[]): CliOptions | "help" {
       "default-keys": { type: "string" },
       "webhook-secret": { type: "string" },
       "strict-pix-directory": { type: "boolean" },
+      "public-url": { type: "string" },
       help: { type: "boolean" },
     },
     strict: true,
@@ -48,8 +51,11 @@ export function parseCliArgs(argv: string[]): CliOptions | "help" {
   const port = values.port === undefined ? 4010 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new Error(`--port must be 0-65535, got ${values.port}`);
-  const host = values.host ?? "127.0.0.1";
+  // `[::1]` is how an IPv6 address is written in a URL; the socket wants it bare.
+  const host = (values.host ?? "127.0.0.1").replace(/^\[(.*)\]$/, "$1");
   const adminToken = values["admin-token"];
+  if (adminToken !== undefined && adminToken.trim() !== adminToken)
+    throw new Error("--admin-token must not start or end with whitespace (a stray newline from a file?)");
   if (adminToken !== undefined && adminToken.length < 8)
     throw new Error("--admin-token must have at least 8 characters");
   if (!LOOPBACK.has(host) && adminToken === undefined) {
@@ -75,5 +81,25 @@ export function parseCliArgs(argv: string[]): CliOptions | "help" {
     defaultKeys,
     webhookSecret,
     strictPixDirectory: values["strict-pix-directory"] ?? false,
+    publicUrl: publicUrlOf(values["public-url"]),
   };
+}
+
+function publicUrlOf(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`--public-url must be an absolute http(s) URL, got ${value}`);
+  }
+  if (
+    (url.protocol !== "http:" && url.protocol !== "https:") ||
+    url.username ||
+    url.password ||
+    url.search ||
+    url.hash
+  )
+    throw new Error("--public-url must be an http(s) URL without credentials, query or fragment");
+  return url.href.replace(/\/$/, "");
 }

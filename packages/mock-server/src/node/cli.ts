@@ -31,7 +31,7 @@ async function main(argv: string[]): Promise<void> {
     onError: (error) =>
       process.stderr.write(`paykit-mock: unexpected error: ${(error as Error)?.stack ?? String(error)}\n`),
   });
-  const served = await listen(engine, options.port, options.host);
+  const served = await listen(engine, options.port, options.host, options.publicUrl);
   const account = engine.account;
   process.stdout.write(
     `Paykit mock listening on ${served.url}\n` +

@@ -12,9 +12,18 @@ export interface ListeningMock {
   close(): Promise<void>;
 }
 
-/** Serves an engine on `host:port` (port 0 picks a free one). */
-export function listen(engine: MockEngine, port: number, host: string): Promise<ListeningMock> {
-  const server = createServer(nodeListener(engine));
+/**
+ * Serves an engine on `host:port` (port 0 picks a free one). The URLs the mock hands out use
+ * `publicUrl` when given (a mock behind a proxy or another name), else the listening address.
+ */
+export function listen(
+  engine: MockEngine,
+  port: number,
+  host: string,
+  publicUrl?: string,
+): Promise<ListeningMock> {
+  let base = publicUrl?.replace(/\/$/, "") ?? "";
+  const server = createServer(nodeListener(engine, () => base));
   server.keepAliveTimeout = 5_000;
   return new Promise((resolve, reject) => {
     server.once("error", reject);
@@ -22,6 +31,7 @@ export function listen(engine: MockEngine, port: number, host: string): Promise<
       server.off("error", reject);
       const address = server.address() as AddressInfo;
       const shownHost = address.family === "IPv6" ? `[${address.address}]` : address.address;
+      if (base === "") base = `http://${shownHost}:${address.port}`;
       let closing: Promise<void> | undefined;
       resolve({
         server,
