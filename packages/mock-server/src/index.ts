@@ -5,6 +5,7 @@ export type {
   ClockView,
   CreateAccountParams,
   CreateEngineOptions,
+  DeliveryConcurrency,
   EngineOptions,
   EngineRequest,
   EngineResponse,

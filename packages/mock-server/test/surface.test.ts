@@ -208,3 +208,36 @@ describe("the Host header over node:http", () => {
     expect(fromPublic.status).toBe(201);
   });
 });
+
+describe("the rate limit (when switched on)", () => {
+  it("counts per authenticated account; requests without valid credentials share one bucket per client", async () => {
+    const h = await startHarness("engine", { autoAdvance: false });
+    try {
+      await h.control.setRateLimit({ limit: 2, windowMs: 60_000 });
+      const other = await h.control.createAccount({});
+      const get = (authorization: string) =>
+        h.send("/payout", { headers: { authorization } }) as Promise<Response>;
+      const mine = basic(h.account);
+      expect((await get(mine)).status).toBe(200);
+      expect((await get(mine)).status).toBe(200);
+      expect((await get(mine)).status).toBe(429);
+      // Another account's budget is its own.
+      expect((await get(basic(other))).status).toBe(200);
+      // Random garbage credentials do not buy fresh budgets: one bucket for this client.
+      const statuses = [];
+      for (let i = 0; i < 4; i += 1)
+        statuses.push((await get(`Basic ${btoa(`pk_test_x${i}:sk_test_y${i}`)}`)).status);
+      expect(statuses).toEqual([401, 401, 429, 429]);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("keeps a bounded number of windows whatever clients send", async () => {
+    const { RateLimiter } = await import("../src/engine/faults.js");
+    const limiter = new RateLimiter();
+    limiter.set({ limit: 1_000, windowMs: 60_000 });
+    for (let i = 0; i < 25_000; i += 1) limiter.check(`client:${i}`, 1_000 + i);
+    expect(limiter.size).toBeLessThanOrEqual(10_000);
+  });
+});

@@ -357,6 +357,22 @@ export class Authenticator {
     return account;
   }
 
+  /**
+   * The id of the account whose credentials `header` carries, or null: for keying the rate limit
+   * before the handler runs. Never throws, and takes the same constant-time path as `authenticate`.
+   */
+  accountIdOf(header: string | undefined): string | null {
+    if (header === undefined) return null;
+    const remembered = this.#accepted.get(header);
+    if (remembered !== undefined && this.#byPublicKey.get(remembered.publicKey) === remembered)
+      return remembered.id;
+    try {
+      return verifyCredentials(header, this.#byPublicKey).id;
+    } catch {
+      return null;
+    }
+  }
+
   /** Forgets every remembered header (a reset). */
   clear(): void {
     this.#accepted.clear();

@@ -97,8 +97,11 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
         }
       }
       const { route, params } = router.match(req.method, req.path);
-      if (route.kind === "api" && state.rateLimiter.active)
-        state.rateLimiter.check(req.header("authorization") ?? "", Date.now());
+      if (route.kind === "api" && state.rateLimiter.active) {
+        // Per authenticated account; requests without valid credentials share one bucket per client.
+        const accountId = state.authenticator.accountIdOf(req.header("authorization"));
+        state.rateLimiter.check(accountId ?? `client:${req.remoteAddress ?? "unknown"}`, Date.now());
+      }
       if (route.kind === "control") {
         guardControlCall(req);
         if (state.adminToken !== undefined) checkAdminToken(req, state.adminToken);

@@ -106,6 +106,8 @@ export interface RateLimitParams {
 /** Counts API requests per credential and refuses the excess with 429 RATE_LIMITED and Retry-After. */
 export class RateLimiter {
   #params: Required<RateLimitParams> | null = null;
+  // Keyed by account id, or by client address for requests without valid credentials, so its size is
+  // bounded by accounts and clients, never by what a client puts in a header; swept when it grows.
   #windows = new Map<string, { start: number; count: number }>();
 
   set(params: RateLimitParams | null): void {
@@ -122,12 +124,13 @@ export class RateLimiter {
     return this.#params ? { ...this.#params } : null;
   }
 
-  /** Throws RATE_LIMITED when `key` has spent its window. */
+  /** Throws RATE_LIMITED when `key` (an account, or an unauthenticated client) has spent its window. */
   check(key: string, nowMs: number): void {
     const params = this.#params;
     if (params === null) return;
     let window = this.#windows.get(key);
     if (!window || nowMs - window.start >= params.windowMs) {
+      if (window === undefined && this.#windows.size >= MAX_RATE_WINDOWS) this.#sweep(nowMs, params.windowMs);
       window = { start: nowMs, count: 0 };
       this.#windows.set(key, window);
     }
@@ -143,4 +146,22 @@ export class RateLimiter {
       );
     }
   }
+
+  /** Number of windows kept (bounded). */
+  get size(): number {
+    return this.#windows.size;
+  }
+
+  // Drops finished windows; if every window is live (a flood of client addresses), the oldest go.
+  #sweep(nowMs: number, windowMs: number): void {
+    for (const [key, window] of this.#windows)
+      if (nowMs - window.start >= windowMs) this.#windows.delete(key);
+    for (const key of this.#windows.keys()) {
+      if (this.#windows.size < MAX_RATE_WINDOWS) break;
+      this.#windows.delete(key);
+    }
+  }
 }
+
+/** Most rate-limit windows kept at once. */
+const MAX_RATE_WINDOWS = 10_000;

@@ -20,6 +20,8 @@ export interface EngineRequest {
   header(name: string): string | undefined;
   /** The body as text; `null` when the request had none. */
   body: string | null;
+  /** The client's network address when the transport knows it (node:http); keys the rate limit. */
+  remoteAddress?: string;
 }
 
 /** An answer of the engine, before a transport writes it. */

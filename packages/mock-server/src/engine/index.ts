@@ -13,6 +13,7 @@ export {
   MockControlError,
   type SetClockParams,
 } from "./control.js";
+export type { DeliveryConcurrency } from "./delivery-slots.js";
 export { type CreateEngineOptions, createEngine, type MockEngine } from "./engine.js";
 export type { Fault, FaultParams, RateLimitParams } from "./faults.js";
 export { type EngineRequest, type EngineResponse, MAX_BODY_BYTES } from "./http.js";

@@ -1,9 +1,13 @@
 import { WEBHOOK_HEADERS, WEBHOOK_RETRY_DELAYS_MS, WEBHOOK_TIMEOUT_MS } from "@paykit/contract";
 import { Webhook } from "standardwebhooks";
 import type { MockClock } from "./clock.js";
+import { DeliverySlots } from "./delivery-slots.js";
 import { ApiError } from "./http.js";
 import type { UlidFactory } from "./ids.js";
 import { type ScheduledTask, type Scheduler, unrefTimer } from "./scheduler.js";
+
+/** How much of a receiver's answer is read; the rest is discarded (a receiver may answer anything). */
+export const MAX_RECEIVER_BODY_BYTES = 64 * 1024;
 
 /** One attempt to deliver a webhook: when (mock clock), the receiver's status, or what went wrong. */
 export interface WebhookAttempt {
@@ -83,6 +87,7 @@ export class Outbox {
     private readonly ids: UlidFactory,
     private readonly fetcher: () => WebhookFetch,
     private readonly timeoutMs: number = WEBHOOK_TIMEOUT_MS,
+    private readonly slots: DeliverySlots = new DeliverySlots(),
   ) {}
 
   /** Queues an event and starts its first attempt (at once, or after the hold in out-of-order mode). */
@@ -230,6 +235,9 @@ export class Outbox {
     }
     let statusCode: number | null = null;
     let error: string | null = null;
+    // At most 10 deliveries per receiver and 100 overall are in flight; the rest wait for a slot, so a
+    // receiver that never answers holds a bounded number of sockets. The timeout starts with the send.
+    const release = await this.slots.acquire(d.entry.url);
     try {
       const response = await this.fetcher()(d.entry.url, {
         method: "POST",
@@ -239,10 +247,12 @@ export class Outbox {
         signal: AbortSignal.timeout(this.timeoutMs),
       });
       statusCode = response.status;
-      await response.arrayBuffer().catch(() => undefined);
+      await drainBounded(response);
       if (statusCode === 0) error = "the receiver answered a redirect, which is not followed";
     } catch (cause) {
       error = describeFailure(cause, this.timeoutMs);
+    } finally {
+      release();
     }
     const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
     d.entry.attempts.push({ at, statusCode: statusCode === 0 ? null : statusCode, error });
@@ -270,6 +280,25 @@ export class Outbox {
       this.#signers.set(secret, signer);
     }
     return signer;
+  }
+}
+
+/** Reads at most {@link MAX_RECEIVER_BODY_BYTES} of an answer, then cancels the rest of the stream. */
+async function drainBounded(response: Response): Promise<void> {
+  const reader = response.body?.getReader();
+  if (!reader) return;
+  let read = 0;
+  try {
+    while (read <= MAX_RECEIVER_BODY_BYTES) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      read += value.byteLength;
+    }
+    await reader.cancel();
+  } catch {
+    // A receiver that cuts its answer short still answered with its status.
+  } finally {
+    reader.releaseLock();
   }
 }
 

@@ -8,6 +8,7 @@ import {
   newWebhookSecret,
 } from "./accounts.js";
 import { MockClock } from "./clock.js";
+import { DEFAULT_DELIVERY_CONCURRENCY, type DeliveryConcurrency, DeliverySlots } from "./delivery-slots.js";
 import { Faults, RateLimiter } from "./faults.js";
 import { ApiError } from "./http.js";
 import { randomString, UlidFactory } from "./ids.js";
@@ -36,6 +37,12 @@ export interface EngineOptions {
   defaultAccount?: CreateAccountParams;
   /** Sends webhook deliveries. @default globalThis.fetch */
   fetch?: WebhookFetch;
+  /**
+   * Most webhook deliveries in flight at once, per receiver origin and overall; the rest wait for a
+   * slot, so a receiver that never answers holds a bounded number of sockets.
+   * @default { perOrigin: 10, total: 100 }
+   */
+  webhookConcurrency?: Partial<DeliveryConcurrency>;
   /** How long a webhook receiver has to answer, in ms. @default 10000 */
   webhookTimeoutMs?: number;
   /** When set, every `/_mock` control call needs `Authorization: Bearer <adminToken>`. */
@@ -115,6 +122,7 @@ export class MockState {
       this.ids,
       () => fetcher ?? ((url, init) => globalThis.fetch(url, init)),
       options.webhookTimeoutMs ?? WEBHOOK_TIMEOUT_MS,
+      new DeliverySlots({ ...DEFAULT_DELIVERY_CONCURRENCY, ...options.webhookConcurrency }),
     );
     this.autoAdvance = options.autoAdvance ?? true;
     this.pixDirectory = options.strictPixDirectory ? "strict" : "open";

@@ -67,6 +67,7 @@ export function nodeListener(
             return Array.isArray(value) ? value.join(", ") : value;
           },
           body: total > 0 ? buffer.toString("utf8") : null,
+          remoteAddress: req.socket.remoteAddress,
         })
         .then(
           (response) => {
