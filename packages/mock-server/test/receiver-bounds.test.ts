@@ -69,7 +69,7 @@ describe("misbehaving webhook receivers", () => {
   }, 30_000);
 
   it("caps deliveries overall across receivers, and per receiver", async () => {
-    const gauges = [];
+    const gauges: ReturnType<typeof socketGauge>[] = [];
     const urls: string[] = [];
     for (let i = 0; i < 3; i += 1) {
       const server = createServer(() => undefined);

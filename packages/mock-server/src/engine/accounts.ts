@@ -2,6 +2,8 @@ import {
   DEFAULT_FEES,
   DEFAULT_PAYOUT_LIMITS,
   type FeeSchedule,
+  isFinalPayinStatus,
+  isFinalPayoutStatus,
   type KnownPayoutStatus,
   type PayinFeeRule,
   type PaymentMethod,
@@ -246,6 +248,31 @@ export class Account {
   /** Adds a payin in id order. */
   insertPayin(payin: PayinRecord): void {
     insertById(this.payins, payin);
+  }
+
+  /**
+   * Drops the oldest payin and the oldest payout in a final status while there are more than `max` of
+   * each (the retention limit); answers the payins dropped, for the engine's own indexes. Balances keep
+   * their running totals: a dropped record's money stays booked.
+   */
+  retain(max: number): PayinRecord[] {
+    const droppedPayins: PayinRecord[] = [];
+    while (this.payins.length > max) {
+      const at = this.payins.findIndex((p) => isFinalPayinStatus(p.status));
+      if (at < 0) break;
+      droppedPayins.push(...this.payins.splice(at, 1));
+    }
+    while (this.payouts.length > max) {
+      const at = this.payouts.findIndex((p) => isFinalPayoutStatus(p.status));
+      if (at < 0) break;
+      const [payout] = this.payouts.splice(at, 1);
+      if (payout === undefined) break;
+      this.payoutsById.delete(payout.id);
+      if (this.payoutsByReference.get(payout.referenceId) === payout)
+        this.payoutsByReference.delete(payout.referenceId);
+      this.payoutStatusCounts.set(payout.status, (this.payoutStatusCounts.get(payout.status) ?? 1) - 1);
+    }
+    return droppedPayins;
   }
 
   /** Adds a payout in id order. */

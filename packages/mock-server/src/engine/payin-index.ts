@@ -68,6 +68,26 @@ export class PayinIndex {
     return undefined;
   }
 
+  /** Forgets one payin (the retention limit dropped it). */
+  delete(id: string): void {
+    const time = idTime(id);
+    const entry = this.#byTime.get(time);
+    if (entry === undefined) return;
+    if (!Array.isArray(entry)) {
+      if (entry.id === id) this.#byTime.delete(time);
+      return;
+    }
+    const at = entry.findIndex((payin) => payin.id === id);
+    if (at >= 0) entry.splice(at, 1);
+    if (entry.length === 0) {
+      this.#byTime.delete(time);
+      if (this.#lastGroup === entry) {
+        this.#lastTime = -1;
+        this.#lastGroup = null;
+      }
+    }
+  }
+
   /** Forgets every payin (a reset). */
   clear(): void {
     this.#byTime.clear();

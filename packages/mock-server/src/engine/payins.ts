@@ -100,6 +100,7 @@ export function createPayin(state: MockState, account: Account, body: unknown, b
   }
   state.payins.add(payin);
   account.insertPayin(payin);
+  state.retain(account);
   return { payin, pixCode };
 }
 

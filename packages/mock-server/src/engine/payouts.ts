@@ -89,6 +89,7 @@ export function createPayout(state: MockState, account: Account, body: unknown):
   if (rejectNow) payout.failureCode = "PROVIDER_REJECTED";
   account.insertPayout(payout);
   account.bookPayoutStatus(payout, null, initial);
+  state.retain(account);
   if (rejectNow) {
     throw new ApiError(
       "PROVIDER_REJECTED",

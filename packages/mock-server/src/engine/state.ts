@@ -53,6 +53,13 @@ export interface EngineOptions {
    * @default false (open: every well-formed key except `notfound@bank.test` is found)
    */
   strictPixDirectory?: boolean;
+  /**
+   * Retention for a mock left running for weeks: at most this many payins and this many payouts per
+   * account; beyond it the oldest records in a final status are dropped (a dropped record answers 404,
+   * and its payout `referenceId` may be used again). The CLI's `--max-records`.
+   * @default unlimited
+   */
+  maxRecords?: number;
   /** PIX keys registered on top of the seed directory (also after a reset). */
   pixKeys?: RegisterPixKeyParams[];
   /** Real wall clock in epoch ms; the mock clock starts from it. @default Date.now */
@@ -93,6 +100,8 @@ export class MockState {
   /** The directory mode of accounts without their own. */
   readonly pixDirectory: PixDirectoryMode;
   readonly advanceIntervalMs: number;
+  /** Records kept per account and kind; Infinity without a retention limit. */
+  readonly maxRecords: number;
   readonly adminToken: string | undefined;
   defaultAccount!: Account;
   // The default account keeps its id and keys across resets.
@@ -127,6 +136,7 @@ export class MockState {
     this.autoAdvance = options.autoAdvance ?? true;
     this.pixDirectory = options.strictPixDirectory ? "strict" : "open";
     this.advanceIntervalMs = options.advanceIntervalMs ?? 1000;
+    this.maxRecords = options.maxRecords ?? Number.POSITIVE_INFINITY;
     this.adminToken = options.adminToken;
     const fixed = options.defaultAccount ?? {};
     const keys =
@@ -215,6 +225,16 @@ export class MockState {
     };
     if (account.webhookSecret !== null) keys.webhookSecret = account.webhookSecret;
     return keys;
+  }
+
+  /** Applies the retention limit to an account after a record was added. */
+  retain(account: Account): void {
+    if (account.payins.length <= this.maxRecords && account.payouts.length <= this.maxRecords) return;
+    for (const payin of account.retain(this.maxRecords)) {
+      this.payins.delete(payin.id);
+      if (payin.threeDS) this.payinsByThreeDSTransaction.delete(payin.threeDS.transactionId);
+      this.#pageTokens.delete(payin.id);
+    }
   }
 
   /** The token of a payin's bank authorization page, made on first use. */

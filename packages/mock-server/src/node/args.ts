@@ -10,6 +10,7 @@ export interface CliOptions {
   webhookSecret: string | undefined;
   strictPixDirectory: boolean;
   publicUrl: string | undefined;
+  maxRecords: number | undefined;
 }
 
 /** The usage text of `paykit-mock --help`. */
@@ -22,6 +23,7 @@ export const USAGE = `Usage: paykit-mock [options]
   --default-keys <pk:sk>  fix the default account's keys (pk_test_…:sk_test_…)
   --webhook-secret <s>    fix the default account's webhook signing secret (whsec_…)
   --public-url <url>      the mock's URL as clients reach it (behind a proxy); default: the listening address
+  --max-records <n>       keep at most n payins and n payouts per account, dropping the oldest final ones
   --strict-pix-directory  find only seeded and registered PIX keys (default: every well-formed key
                           except notfound@bank.test is found, with a holder derived from the key)
   --help                  show this text
@@ -42,6 +44,7 @@ export function parseCliArgs(argv: string[]): CliOptions | "help" {
       "webhook-secret": { type: "string" },
       "strict-pix-directory": { type: "boolean" },
       "public-url": { type: "string" },
+      "max-records": { type: "string" },
       help: { type: "boolean" },
     },
     strict: true,
@@ -82,7 +85,16 @@ export function parseCliArgs(argv: string[]): CliOptions | "help" {
     webhookSecret,
     strictPixDirectory: values["strict-pix-directory"] ?? false,
     publicUrl: publicUrlOf(values["public-url"]),
+    maxRecords: maxRecordsOf(values["max-records"]),
   };
+}
+
+function maxRecordsOf(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1)
+    throw new Error(`--max-records must be a positive whole number, got ${value}`);
+  return n;
 }
 
 function publicUrlOf(value: string | undefined): string | undefined {

@@ -24,6 +24,7 @@ async function main(argv: string[]): Promise<void> {
     autoAdvance: !options.manual,
     adminToken: options.adminToken,
     strictPixDirectory: options.strictPixDirectory,
+    ...(options.maxRecords === undefined ? {} : { maxRecords: options.maxRecords }),
     defaultAccount: {
       ...options.defaultKeys,
       ...(options.webhookSecret ? { webhookSecret: options.webhookSecret } : {}),
