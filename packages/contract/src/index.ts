@@ -40,7 +40,7 @@ export {
   isKnownErrorCode,
   type KnownErrorCode,
 } from "./error.js";
-export { Cents, HttpUrl, Ipv4, IsoDateTime, ReferenceId } from "./fields.js";
+export { Cents, centsUpTo, HttpUrl, Ipv4, IsoDateTime, MAX_AMOUNT_CENTS, ReferenceId } from "./fields.js";
 export { KEY_PREFIXES, keyMode, PAYIN_ID_PREFIX, PAYOUT_ID_PREFIX } from "./ids.js";
 export { buildOpenApiDocument } from "./openapi.js";
 export {

@@ -1,7 +1,7 @@
 import * as z from "zod/mini";
 import { Card } from "./card.js";
 import { Customer, CustomerRecord, OpenFinanceCustomer } from "./customer.js";
-import { Cents, HttpUrl, Ipv4, ReferenceId, text } from "./fields.js";
+import { centsUpTo, HttpUrl, Ipv4, MAX_AMOUNT_CENTS, ReferenceId, text } from "./fields.js";
 import type { PayinStatus, PaymentMethod } from "./status.js";
 
 /** One line of the order: what was sold, how many, and the unit price in cents. */
@@ -24,7 +24,6 @@ export type Antifraud = z.infer<typeof Antifraud>;
 export const Split = z.array(z.record(z.string(), z.unknown())).check(z.maxLength(100));
 
 const payinShape = {
-  amount: Cents,
   referenceId: ReferenceId,
   isPhysicalProduct: z.boolean(),
   payerIp: Ipv4,
@@ -40,18 +39,21 @@ const payinShape = {
 export const PixPayinCreateParams = z.strictObject({
   paymentMethod: z.literal("PIX"),
   ...payinShape,
+  amount: centsUpTo(MAX_AMOUNT_CENTS.PIX),
   customer: Customer,
 });
 /** A BOLETO payin: the response carries the digitable line and the PDF's URL. */
 export const BoletoPayinCreateParams = z.strictObject({
   paymentMethod: z.literal("BOLETO"),
   ...payinShape,
+  amount: centsUpTo(MAX_AMOUNT_CENTS.BOLETO),
   customer: Customer,
 });
 /** A CREDIT_CARD payin: needs `card`; the acquirer decides at once or opens a post-order 3DS challenge. */
 export const CreditCardPayinCreateParams = z.strictObject({
   paymentMethod: z.literal("CREDIT_CARD"),
   ...payinShape,
+  amount: centsUpTo(MAX_AMOUNT_CENTS.CREDIT_CARD),
   customer: Customer,
   card: Card,
 });
@@ -59,6 +61,7 @@ export const CreditCardPayinCreateParams = z.strictObject({
 export const OpenFinancePayinCreateParams = z.strictObject({
   paymentMethod: z.literal("OPEN_FINANCE"),
   ...payinShape,
+  amount: centsUpTo(MAX_AMOUNT_CENTS.OPEN_FINANCE),
   customer: OpenFinanceCustomer,
 });
 

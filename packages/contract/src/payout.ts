@@ -1,5 +1,5 @@
 import * as z from "zod/mini";
-import { Cents, HttpUrl, IsoDateTime, ReferenceId, text } from "./fields.js";
+import { centsUpTo, HttpUrl, IsoDateTime, MAX_AMOUNT_CENTS, ReferenceId, text } from "./fields.js";
 import { PAYOUT_STATUSES, type PayoutStatus } from "./status.js";
 import {
   isValidCnpj,
@@ -23,7 +23,7 @@ const KEY_RULES: Record<PixKeyType, string> = {
 /** The body of POST /payout: a withdrawal to a PIX key, identified by the merchant's `referenceId`. */
 export const PayoutCreateParams = z
   .strictObject({
-    amount: Cents,
+    amount: centsUpTo(MAX_AMOUNT_CENTS.PAYOUT),
     // The 77-character e-mail rule belongs to the key check (INVALID_PIX_KEY); this cap stops huge strings.
     pixKey: text(256),
     pixKeyType: PixKeyTypeSchema,

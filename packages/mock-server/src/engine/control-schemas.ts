@@ -1,22 +1,28 @@
-import { IsoDateTime, PAYMENT_METHODS, PIX_KEY_TYPES } from "@paykit/contract";
+import { IsoDateTime, MAX_AMOUNT_CENTS, PAYMENT_METHODS, PIX_KEY_TYPES } from "@paykit/contract";
 import * as z from "zod/mini";
 
 // Shapes of the mock's own control API (DESIGN.md sections 3 and 6). They are not wire shapes of the
 // service, so they live here rather than in @paykit/contract.
 
+// Money settings are capped so that every balance sum stays an exact integer (docs/decisions.md).
+const MAX_SETTING_CENTS = MAX_AMOUNT_CENTS.PAYOUT;
+/** The largest opening balance of a mock account, in cents (R$ 100 bilhões). */
+export const MAX_OPENING_BALANCE_CENTS = 10_000_000_000_000;
+const settingCents = () => z.int().check(z.gte(0), z.lte(MAX_SETTING_CENTS));
+
 const FeeRule = z.union([
   z.strictObject({ percentBps: z.int().check(z.gte(0), z.lte(10_000)) }),
-  z.strictObject({ flatCents: z.int().check(z.gte(0)) }),
+  z.strictObject({ flatCents: settingCents() }),
 ]);
 const Fees = z.strictObject({
   payin: z.optional(z.partialRecord(z.enum(PAYMENT_METHODS), FeeRule)),
-  payoutFlatCents: z.optional(z.int().check(z.gte(0))),
+  payoutFlatCents: z.optional(settingCents()),
   cardReserveBps: z.optional(z.int().check(z.gte(0), z.lte(10_000))),
-  cardReserveDays: z.optional(z.int().check(z.gte(0))),
+  cardReserveDays: z.optional(z.int().check(z.gte(0), z.lte(3_650))),
 });
 const Limits = z.strictObject({
-  nightMaxCents: z.optional(z.int().check(z.gte(0))),
-  dayMaxCents: z.optional(z.int().check(z.gte(0))),
+  nightMaxCents: z.optional(settingCents()),
+  dayMaxCents: z.optional(settingCents()),
 });
 const settings = {
   kycApproved: z.optional(z.boolean()),
@@ -38,7 +44,7 @@ const settings = {
 /** Body of `POST /_mock/accounts`. */
 export const CreateAccountBody = z.strictObject({
   ...settings,
-  balance: z.optional(z.int().check(z.gte(0))),
+  balance: z.optional(z.int().check(z.gte(0), z.lte(MAX_OPENING_BALANCE_CENTS))),
   publicKey: z.optional(
     z
       .string()

@@ -46,6 +46,14 @@ export function createPayin(state: MockState, account: Account, body: unknown, b
   const result = validate(compiled(PayinCreateParams), body);
   if (!result.success) throw new ApiError(result.code, result.message, { details: result.details });
   const params = result.data;
+  // The per-method maxima keep totals exact for ~900,000 maximal payins; past that, refuse rather than
+  // let a balance lose cents to floating point.
+  if (account.openingBalance + account.approvedNet + params.amount > Number.MAX_SAFE_INTEGER) {
+    throw invalidData(
+      "amount",
+      "would take the account's total past 2^53 - 1 cents, beyond exact arithmetic",
+    );
+  }
   if (params.customer.email.toLowerCase().endsWith(RISK_EMAIL_SUFFIX)) {
     throw new ApiError("REJECTED_BY_RISK", "the payment was denied by the antifraud check");
   }
