@@ -2,7 +2,7 @@ import { PaykitThreeDSError } from "./errors.js";
 
 /** The ABORTED error for a signal, keeping the caller's reason as `cause`. */
 export function abortError(signal: AbortSignal): PaykitThreeDSError {
-  return new PaykitThreeDSError("ABORTED", "The 3DS flow was aborted by its AbortSignal.", {
+  return new PaykitThreeDSError("ABORTED", "3DS flow aborted by its AbortSignal.", {
     cause: signal.reason,
   });
 }

@@ -175,3 +175,66 @@ describe("loadScript: abort", () => {
     await expect(other).resolves.toBeUndefined();
   });
 });
+
+describe("loadScript: only https (or http on localhost) scripts", () => {
+  it.each([
+    ["data:", "data:text/javascript,alert(1)"],
+    ["javascript:", "javascript:alert(1)"],
+    ["http:", "http://cdn.acquirer.example/three-ds.js"],
+    ["ftp:", "ftp://cdn.acquirer.example/three-ds.js"],
+    ["blob:", "blob:https://cdn.acquirer.example/0d4c"],
+  ])(
+    "refuses a %s URL with SCRIPT_LOAD_FAILED naming the scheme, and injects nothing",
+    async (scheme, url) => {
+      await expect(loadScript(url)).rejects.toMatchObject({
+        name: "PaykitThreeDSError",
+        code: "SCRIPT_LOAD_FAILED",
+        message: expect.stringContaining(`(${scheme})`),
+      });
+      expect(network.tags()).toHaveLength(0);
+    },
+  );
+
+  it.each([
+    [
+      "a protocol-relative URL",
+      "//cdn.acquirer.example/three-ds.js",
+      "https://cdn.acquirer.example/three-ds.js",
+    ],
+    [
+      "a relative URL (the page is https://shop.example)",
+      "/assets/three-ds.js",
+      "https://shop.example/assets/three-ds.js",
+    ],
+    [
+      "http on localhost",
+      "http://localhost:4010/_mock/acquirer/three-ds.js",
+      "http://localhost:4010/_mock/acquirer/three-ds.js",
+    ],
+    ["http on 127.0.0.1", "http://127.0.0.1:4010/x.js", "http://127.0.0.1:4010/x.js"],
+    ["http on [::1]", "http://[::1]:4010/x.js", "http://[::1]:4010/x.js"],
+  ])("resolves %s against the page and loads it", async (_, url, href) => {
+    const page = new URL(document.baseURI);
+    if (
+      url.startsWith("/") &&
+      !url.startsWith("//") &&
+      page.protocol !== "https:" &&
+      !/localhost|127\./.test(page.hostname)
+    ) {
+      // A relative URL takes the page's scheme: only meaningful on an https or local page.
+      return;
+    }
+    const loading = loadScript(url);
+    const [tag] = network.tags();
+    expect(tag?.src).toBe(href);
+    network.load(tag!);
+    await expect(loading).resolves.toBeUndefined();
+  });
+
+  it("refuses something that is not a URL with SCRIPT_LOAD_FAILED, not a bare TypeError", async () => {
+    await expect(loadScript("https://[bad")).rejects.toMatchObject({
+      code: "SCRIPT_LOAD_FAILED",
+      message: expect.stringContaining("(undefined)"),
+    });
+  });
+});

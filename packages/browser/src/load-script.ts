@@ -26,6 +26,23 @@ const ATTEMPTS = 2;
 // (the stripe-js loader pattern, STYLE.md). Creating the Map touches no browser global: safe under SSR.
 const loads = new Map<string, Promise<void>>();
 
+/**
+ * The absolute URL of a 3DS script, resolved against the page (relative and protocol-relative URLs
+ * too): `https:` only, or `http:` on a loopback host (the mock). Anything else (`data:`, `javascript:`,
+ * a plain-http host) is refused with `SCRIPT_LOAD_FAILED` naming the scheme.
+ */
+export function scriptHref(src: string): string {
+  let url: URL | undefined;
+  try {
+    url = new URL(src, document.baseURI);
+  } catch {}
+  const scheme = url?.protocol;
+  if (scheme === "https:" || (scheme === "http:" && /^(localhost|127\.[\d.]+|\[::1\])$/.test(url!.hostname)))
+    return url!.href;
+  // The message names the scheme only: a data: URL may carry a whole script.
+  throw new PaykitThreeDSError("SCRIPT_LOAD_FAILED", `3DS script URL refused (${scheme}): https only`);
+}
+
 /** The `<script>` tag already in the page for this absolute URL, if any. */
 export function findScript(href: string): HTMLScriptElement | undefined {
   for (const script of document.scripts) if (script.src === href) return script;
@@ -36,7 +53,8 @@ export function findScript(href: string): HTMLScriptElement | undefined {
  * Loads a payment provider's script once per URL: reuses a `<script>` tag already in the page, shares one
  * promise between callers, retries once with a fresh tag after a failed load, and starts over on the next
  * call after a failure or timeout. Rejects with a {@link PaykitThreeDSError}: `SCRIPT_LOAD_FAILED`
- * (also when called outside a browser), `SCRIPT_TIMEOUT` or `ABORTED`.
+ * (also outside a browser, and for a URL that is not https, or http on localhost), `SCRIPT_TIMEOUT` or
+ * `ABORTED`.
  * @example
  * await loadScript(payin.threeDSecureSdkUrl, { nonce: cspNonce, timeoutMs: 10_000 });
  */
@@ -45,12 +63,17 @@ export function loadScript(src: string, options: LoadScriptOptions = {}): Promis
     return Promise.reject(
       new PaykitThreeDSError(
         "SCRIPT_LOAD_FAILED",
-        "loadScript needs a browser page: call it from client-side code, not during server-side rendering.",
+        "loadScript needs a browser page, not server-side rendering.",
       ),
     );
   }
   if (options.signal?.aborted) return Promise.reject(abortError(options.signal));
-  const href = new URL(src, document.baseURI).href;
+  let href: string;
+  try {
+    href = scriptHref(src);
+  } catch (error) {
+    return Promise.reject(error);
+  }
   let load = loads.get(href);
   if (!load) {
     const started = inject(href, options);

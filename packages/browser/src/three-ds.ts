@@ -1,6 +1,6 @@
 import { abortError, untilAborted } from "./abort.js";
 import { isPaykitThreeDSError, PaykitThreeDSError } from "./errors.js";
-import { findScript, type LoadScriptOptions, loadScript } from "./load-script.js";
+import { findScript, type LoadScriptOptions, loadScript, scriptHref } from "./load-script.js";
 import { notPendingReason } from "./pending.js";
 import { refuseSecretKey } from "./secret-key.js";
 import type {
@@ -65,7 +65,7 @@ export async function handlePendingThreeDS(
   };
 
   // A page that already ran this script (its own tag, or an earlier payin) needs no second load.
-  if (!(sdk() && typeof document !== "undefined" && findScript(new URL(url, document.baseURI).href))) {
+  if (!(sdk() && typeof document !== "undefined" && findScript(scriptHref(url)))) {
     emit("script-loading");
     await loadScript(url, options);
   }
@@ -74,7 +74,7 @@ export async function handlePendingThreeDS(
   if (typeof acquirer?.init !== "function") {
     throw new PaykitThreeDSError(
       "SDK_MISSING",
-      `3DS script ${url} defines no AcquirerThreeDS.init: it is not the acquirer's 3DS SDK.`,
+      `3DS script ${url} defines no AcquirerThreeDS.init: not the acquirer's 3DS SDK.`,
     );
   }
 
