@@ -1,3 +1,9 @@
+/**
+ * The wire contract of the Paykit payment service: zod schemas and types for every request, response, record, webhook body and error body, Brazilian validators, PIX BR Codes and boleto lines.
+ *
+ * @packageDocumentation
+ * @module @paykit/contract
+ */
 export {
   BoletoError,
   type BoletoFields,

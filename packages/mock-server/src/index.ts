@@ -1,3 +1,9 @@
+/**
+ * A stateful mock of the whole Paykit payment service for integration tests, over node:http.
+ *
+ * @packageDocumentation
+ * @module @paykit/mock-server
+ */
 export type {
   AccountBalance,
   AccountKeys,

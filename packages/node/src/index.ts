@@ -1,3 +1,9 @@
+/**
+ * The merchant's server-side Paykit client: payins, PIX payouts, pagination, money-safe retries, typed errors and webhooks.
+ *
+ * @packageDocumentation
+ * @module @paykit/node
+ */
 export type {
   ErrorCode,
   ErrorDetail,

@@ -1,3 +1,9 @@
+/**
+ * Parse and verify Paykit webhook deliveries (Standard Webhooks signatures) and handle each one once.
+ *
+ * @packageDocumentation
+ * @module @paykit/webhooks
+ */
 export type { PayinWebhookBody, PayoutWebhookBody } from "@paykit/contract";
 export {
   type DedupBeginResult,

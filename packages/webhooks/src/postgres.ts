@@ -1,7 +1,14 @@
+/**
+ * A PostgreSQL de-duplication store shared by every instance of a webhook receiver.
+ *
+ * @packageDocumentation
+ * @module @paykit/webhooks/postgres
+ */
 import type { DedupBeginResult, WebhookDedupStore } from "./dedupe.js";
 
 /** A PostgreSQL client as `PostgresDedupStore` uses it: a `pg` `Pool` (or `Client`), or anything with its `query`. */
 export interface PostgresDedupClient {
+  /** Runs one parameterized statement (`$1`, `$2`, …) and answers its rows. */
   query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
 }
 
@@ -32,7 +39,7 @@ CREATE INDEX IF NOT EXISTS ${index} ON ${table} (expires_at);`;
 }
 
 /**
- * A {@link WebhookDedupStore} in PostgreSQL, shared by every instance of a receiver. Each transition is
+ * A `WebhookDedupStore` in PostgreSQL, shared by every instance of a receiver. Each transition is
  * one statement (`INSERT … ON CONFLICT … WHERE expired`, conditional `UPDATE`/`DELETE` on the token), so
  * it is atomic without an explicit transaction; leases expire by the database's clock, the one clock
  * every instance shares.

@@ -1,3 +1,9 @@
+/**
+ * A Redis de-duplication store shared by every instance of a webhook receiver.
+ *
+ * @packageDocumentation
+ * @module @paykit/webhooks/redis
+ */
 import type { DedupBeginResult, WebhookDedupStore } from "./dedupe.js";
 
 /**
@@ -5,9 +11,19 @@ import type { DedupBeginResult, WebhookDedupStore } from "./dedupe.js";
  * has `sendCommand(args)`, or ioredis, which has `call(command, ...args)`. Cluster clients of either work
  * too, as every script touches one key.
  */
-export type RedisDedupClient =
-  | { sendCommand(args: string[]): Promise<unknown> }
-  | { call(command: string, ...args: (string | number)[]): Promise<unknown> };
+export type RedisDedupClient = NodeRedisClient | IoRedisClient;
+
+/** The part of a node-redis client the store uses. */
+export interface NodeRedisClient {
+  /** Sends one raw command, e.g. `["SET", key, value]`. */
+  sendCommand(args: string[]): Promise<unknown>;
+}
+
+/** The part of an ioredis client the store uses. */
+export interface IoRedisClient {
+  /** Sends one raw command, e.g. `call("SET", key, value)`. */
+  call(command: string, ...args: (string | number)[]): Promise<unknown>;
+}
 
 /** Options of {@link RedisDedupStore}. */
 export interface RedisDedupStoreOptions {
@@ -27,7 +43,7 @@ const RELEASE = `if redis.call('GET', KEYS[1]) == 'p:' .. ARGV[1] then return re
 return 0`;
 
 /**
- * A {@link WebhookDedupStore} in Redis, shared by every instance of a receiver. The lease and the done
+ * A `WebhookDedupStore` in Redis, shared by every instance of a receiver. The lease and the done
  * mark are one key with a PX expiry; taking, renewing and releasing the lease are Lua scripts that
  * compare the attempt's token, so a late `release` never frees another attempt's lease.
  *

@@ -1,3 +1,9 @@
+/**
+ * Sign webhook bodies the way Paykit does, for a merchant's own tests of their endpoint.
+ *
+ * @packageDocumentation
+ * @module @paykit/webhooks/testing
+ */
 import { WEBHOOK_HEADERS } from "@paykit/contract";
 import type { RawWebhookBody } from "./event.js";
 import { bodyToString, toBase64, utf8 } from "./internal/bytes.js";

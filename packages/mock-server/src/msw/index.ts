@@ -1,3 +1,9 @@
+/**
+ * The Paykit mock service as msw request handlers, for tests that intercept fetch.
+ *
+ * @packageDocumentation
+ * @module @paykit/mock-server/msw
+ */
 import { HttpResponse, http, type RequestHandler } from "msw";
 import type { AccountKeys } from "../engine/accounts.js";
 import type { MockControl } from "../engine/control.js";
