@@ -1,5 +1,6 @@
 // Regression tests of the 500s the fuzz suite (fuzz.test.ts) found: each input here once answered
 // INTERNAL_ERROR, broke the mock until reset, or killed the process (issue 10, "No input may produce a 500").
+import { request as httpRequest } from "node:http";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   createEngine,
@@ -234,5 +235,63 @@ describe("the clock at the end of its range with a webhook retry pending", () =>
       process.off("unhandledRejection", onError);
       process.off("uncaughtException", onError);
     }
+  });
+});
+
+describe("hostile Host headers over node:http", () => {
+  function get(url: string, path: string, headers: Record<string, string>) {
+    const { hostname, port } = new URL(url);
+    return new Promise<{ status: number; type: string; body: string }>((resolve, reject) => {
+      const req = httpRequest({ host: hostname, port, path, headers, setHost: false }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            type: String(res.headers["content-type"]),
+            body: Buffer.concat(chunks).toString("utf8"),
+          }),
+        );
+      });
+      req.on("error", reject);
+      req.end();
+    });
+  }
+
+  it.each(["a b", "[::1", "host:99999", "", "x@y", "127.0.0.1:1/path", "exa mple.com"])(
+    "answers 400 naming the Host for %j, never 500",
+    async (host) => {
+      await using mock = await createMockServer({ autoAdvance: false });
+      const res = await get(mock.url, "/_mock/acquirer/three-ds.js", { host });
+      expect(res.status).toBe(400);
+      expect(res.type).toBe("application/json; charset=utf-8");
+      expect(JSON.parse(res.body)).toEqual({
+        code: "INVALID_DATA",
+        message: "the Host header must be a host name or address with an optional port",
+        details: [{ path: "Host", message: "must be a host name or address with an optional port" }],
+      });
+    },
+  );
+
+  it.each(["localhost", "localhost:3000", "127.0.0.1:80", "[::1]:4010", "mock_server.internal"])(
+    "serves the 3DS script for the well-formed Host %j",
+    async (host) => {
+      await using mock = await createMockServer({ autoAdvance: false });
+      const res = await get(mock.url, "/_mock/acquirer/three-ds.js", { host });
+      expect([res.status, res.type]).toEqual([200, "application/javascript; charset=utf-8"]);
+    },
+  );
+
+  it("answers headers over node's limit with a JSON 431, not an empty body", async () => {
+    await using mock = await createMockServer({ autoAdvance: false });
+    const res = await get(mock.url, "/payin", {
+      host: "localhost",
+      authorization: `Basic ${"A".repeat(20_000)}`,
+    });
+    expect([res.status, res.type]).toEqual([431, "application/json; charset=utf-8"]);
+    expect(JSON.parse(res.body)).toEqual({
+      code: "INVALID_DATA",
+      message: "the request headers exceed the server's limit",
+    });
   });
 });

@@ -43,6 +43,22 @@ export function nodeListener(engine: MockEngine): (req: IncomingMessage, res: Se
         );
         return;
       }
+      const host = hostOf(req.headers.host);
+      if (host === null) {
+        write(
+          res,
+          errorResponse(
+            new ApiError(
+              "INVALID_DATA",
+              "the Host header must be a host name or address with an optional port",
+              {
+                details: [{ path: "Host", message: "must be a host name or address with an optional port" }],
+              },
+            ),
+          ),
+        );
+        return;
+      }
       const raw = req.url ?? "/";
       const q = raw.indexOf("?");
       const headers = req.headers;
@@ -51,7 +67,7 @@ export function nodeListener(engine: MockEngine): (req: IncomingMessage, res: Se
           method: (req.method ?? "GET").toUpperCase(),
           path: q === -1 ? raw : raw.slice(0, q),
           query: q === -1 ? "" : raw.slice(q + 1),
-          base: `http://${headers.host ?? "localhost"}`,
+          base: `http://${host}`,
           header: (name) => {
             const value = headers[name];
             return Array.isArray(value) ? value.join(", ") : value;
@@ -71,6 +87,29 @@ export function nodeListener(engine: MockEngine): (req: IncomingMessage, res: Se
         );
     });
   };
+}
+
+// The last Host found good: a client sends the same one on every request.
+let lastHost: string | undefined;
+// A name or IPv4 address, or a bracketed IPv6 address, then an optional port.
+const HOST = /^(?:[A-Za-z0-9._~-]+|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?$/;
+
+/**
+ * The Host header when it is well formed (`localhost` when absent, as HTTP/1.0 allows), else `null`:
+ * the mock builds URLs from it, so `a b`, `[::1`, `host:99999` or an empty Host are refused with 400.
+ */
+function hostOf(header: string | undefined): string | null {
+  if (header === undefined) return "localhost";
+  if (header === lastHost) return header;
+  const match = HOST.exec(header);
+  if (!match || (match[1] !== undefined && Number(match[1]) > 65_535)) return null;
+  try {
+    new URL(`http://${header}`);
+  } catch {
+    return null;
+  }
+  lastHost = header;
+  return header;
 }
 
 function tooLarge(): ApiError {
