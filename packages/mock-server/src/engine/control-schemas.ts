@@ -1,5 +1,6 @@
 import { IsoDateTime, MAX_AMOUNT_CENTS, PAYMENT_METHODS, PIX_KEY_TYPES } from "@paykit/contract";
 import * as z from "zod/mini";
+import { CLOCK_MAX_MS, CLOCK_MIN_MS, clockTimeOf } from "./clock.js";
 
 // Shapes of the mock's own control API (DESIGN.md sections 3 and 6). They are not wire shapes of the
 // service, so they live here rather than in @paykit/contract.
@@ -14,8 +15,16 @@ const FeeRule = z.union([
   z.strictObject({ percentBps: z.int().check(z.gte(0), z.lte(10_000)) }),
   z.strictObject({ flatCents: settingCents() }),
 ]);
+// One optional rule per method as a strict object, not a record: a record let `__proto__` through,
+// which then replaced the prototype of the account's fee table.
+const PayinFees = z.strictObject(
+  Object.fromEntries(PAYMENT_METHODS.map((method) => [method, z.optional(FeeRule)])) as Record<
+    (typeof PAYMENT_METHODS)[number],
+    z.ZodMiniOptional<typeof FeeRule>
+  >,
+);
 const Fees = z.strictObject({
-  payin: z.optional(z.partialRecord(z.enum(PAYMENT_METHODS), FeeRule)),
+  payin: z.optional(PayinFees),
   payoutFlatCents: z.optional(settingCents()),
   cardReserveBps: z.optional(z.int().check(z.gte(0), z.lte(10_000))),
   cardReserveDays: z.optional(z.int().check(z.gte(0), z.lte(3_650))),
@@ -80,14 +89,31 @@ export const FailBody = z.strictObject({ status: z.optional(z.enum(["FAILED", "R
 
 /** Body of `POST /_mock/clock`. */
 export const ClockBody = z.strictObject({
-  now: z.optional(IsoDateTime),
-  advanceMs: z.optional(z.int().check(z.gte(0))),
+  now: z.optional(
+    z.pipe(
+      IsoDateTime,
+      z.string().check(
+        z.refine(
+          (value) => {
+            const ms = clockTimeOf(value);
+            return ms >= CLOCK_MIN_MS && ms <= CLOCK_MAX_MS;
+          },
+          { error: "must be between 1970-01-01 and 9999-12-31" },
+        ),
+      ),
+    ),
+  ),
+  // Whether the sum stays in range is checked against the clock at the call (ControlOperations.setClock).
+  advanceMs: z.optional(z.int().check(z.gte(0), z.lte(CLOCK_MAX_MS - CLOCK_MIN_MS))),
 });
+
+/** Longest fault `path` (the longest URL a browser sends is about this). */
+export const MAX_FAULT_PATH = 2048;
 
 /** Body of `POST /_mock/faults`. */
 export const FaultBody = z.strictObject({
   method: z.optional(z.string().check(z.regex(/^[A-Za-z]{1,10}$/, { error: "must be an HTTP method" }))),
-  path: z.string().check(z.regex(/^\/\S*$/, { error: "must start with /" })),
+  path: z.string().check(z.maxLength(MAX_FAULT_PATH), z.regex(/^\/\S*$/, { error: "must start with /" })),
   status: z.optional(z.int().check(z.gte(400), z.lte(599))),
   code: z.optional(z.string().check(z.minLength(1), z.maxLength(100))),
   times: z.optional(z.int().check(z.gte(1))),

@@ -10,6 +10,7 @@ import {
   type UpdateAccountParams,
   WEBHOOK_SECRET_GRACE_MS,
 } from "./accounts.js";
+import { CLOCK_MAX_MS, clockTimeOf } from "./clock.js";
 import {
   ClockBody,
   CreateAccountBody,
@@ -21,7 +22,7 @@ import {
   UpdateAccountBody,
 } from "./control-schemas.js";
 import type { Fault, FaultParams, RateLimitParams } from "./faults.js";
-import { ApiError } from "./http.js";
+import { ApiError, invalidData } from "./http.js";
 import {
   CONTROL_LIST_LIMIT,
   type ListOptions,
@@ -157,8 +158,10 @@ function checked<S extends z.ZodMiniType>(schema: S, input: unknown): z.output<S
   return result.data;
 }
 
-function isoOf(value: string | Date | number): string {
-  if (typeof value === "string") return value;
+// A Date or epoch ms as ISO text; anything else is left for ClockBody to refuse (a JSON body may send
+// any value: converting an object to text could throw).
+function isoOf(value: unknown): unknown {
+  if (!(value instanceof Date) && typeof value !== "number") return value;
   const date = new Date(value);
   return Number.isNaN(date.getTime()) ? String(value) : date.toISOString();
 }
@@ -248,10 +251,12 @@ export class ControlOperations {
       ...params,
       now: params.now === undefined ? undefined : isoOf(params.now),
     });
-    if (input.now !== undefined) {
-      const zoned = /(Z|[+-]\d{2}:?\d{2})$/.test(input.now) ? input.now : `${input.now}Z`;
-      this.state.clock.set(Date.parse(zoned.includes("T") ? zoned : `${input.now}T00:00:00Z`));
-    }
+    const target =
+      (input.now === undefined ? this.state.clock.now() : clockTimeOf(input.now)) + (input.advanceMs ?? 0);
+    // Beyond 9999 the ISO times of records, webhooks and this answer could not be written.
+    if (target > CLOCK_MAX_MS)
+      throw invalidData("advanceMs", `would move the clock past ${new Date(CLOCK_MAX_MS).toISOString()}`);
+    if (input.now !== undefined) this.state.clock.set(clockTimeOf(input.now));
     if (input.advanceMs !== undefined) this.state.clock.advance(input.advanceMs);
     this.state.scheduler.runDue();
     this.state.scheduler.arm();

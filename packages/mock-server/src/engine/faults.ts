@@ -43,12 +43,20 @@ const CODE_BY_STATUS: Record<number, string> = {
   429: "RATE_LIMITED",
 };
 
+/** Most faults armed at once: each request scans them, so their number is bounded. */
+export const MAX_FAULTS = 1000;
+
 /** The injected faults, matched in the order they were added. */
 export class Faults {
   #faults: Fault[] = [];
   #seq = 0;
 
   add(params: FaultParams): Fault {
+    if (this.#faults.length >= MAX_FAULTS) {
+      throw new ApiError("INVALID_DATA", `at most ${MAX_FAULTS} faults may be armed; clear them first`, {
+        details: [{ path: "", message: `at most ${MAX_FAULTS} faults may be armed` }],
+      });
+    }
     const fault: Fault = { ...params, id: `flt_${++this.#seq}`, times: params.times ?? 1 };
     if (fault.method) fault.method = fault.method.toUpperCase();
     this.#faults.push(fault);

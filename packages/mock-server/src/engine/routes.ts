@@ -11,6 +11,7 @@ import {
   ApiError,
   type EngineRequest,
   type EngineResponse,
+  invalidData,
   isJsonContentType,
   json,
   jsonText,
@@ -42,7 +43,18 @@ function apiBody(req: EngineRequest): unknown {
   if (!isJsonContentType(req.header("content-type"))) {
     throw new ApiError("UNSUPPORTED_MEDIA_TYPE", "send the body as JSON with Content-Type: application/json");
   }
-  return parseJsonBody(req.body);
+  return objectBody(parseJsonBody(req.body));
+}
+
+/** A parsed body that must be a JSON object: `null`, arrays, strings and numbers are `INVALID_DATA`. */
+function objectBody(value: unknown): unknown {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    const kind = value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`;
+    throw new ApiError("INVALID_DATA", `the request body must be a JSON object, not ${kind}`, {
+      details: [{ path: "", message: "must be a JSON object" }],
+    });
+  }
+  return value;
 }
 
 /** The JSON body of a control call: may be empty; when a content type is sent it must be JSON. */
@@ -52,7 +64,7 @@ function controlBody(req: EngineRequest): unknown {
   if (type !== undefined && !isJsonContentType(type)) {
     throw new ApiError("UNSUPPORTED_MEDIA_TYPE", "send the body as JSON with Content-Type: application/json");
   }
-  return parseJsonBody(req.body);
+  return objectBody(parseJsonBody(req.body));
 }
 
 function checked<S extends z.ZodMiniType>(schema: S, input: unknown): z.output<S> {
@@ -144,7 +156,7 @@ function controlRoutes(ops: ControlOperations): Route[] {
       ok(ops.updateAccount(params.id!, controlBody(req) as never)),
     ),
     route("POST", "/_mock/accounts/:id/webhook-secret", ({ req, params }) =>
-      ok(ops.rotateWebhookSecret(params.id!, (controlBody(req) ?? {}) as never)),
+      ok(ops.rotateWebhookSecret(params.id!, controlBody(req) as never)),
     ),
     route("GET", "/_mock/payins", ({ req }) => {
       const { accountId, limit } = listQuery(req.query);
@@ -291,7 +303,7 @@ function pageRoutes(state: MockState): Route[] {
             },
           );
         }
-        const decision = String(form.decision ?? "");
+        const decision = typeof form.decision === "string" ? form.decision : "";
         if (decision !== "approve" && decision !== "deny") {
           throw new ApiError("INVALID_DATA", "decision must be approve or deny", {
             details: [{ path: "decision", message: "must be one of approve, deny" }],
@@ -299,7 +311,8 @@ function pageRoutes(state: MockState): Route[] {
         }
         // The page keeps the return URL in a hidden field; a direct post may give it in the query.
         const sent = form.returnUrl ?? new URLSearchParams(req.query).get("returnUrl");
-        const returnUrl = returnUrlOf(typeof sent === "string" ? sent : sent == null ? null : String(sent));
+        if (sent != null && typeof sent !== "string") throw invalidData("returnUrl", "must be a string");
+        const returnUrl = returnUrlOf(sent ?? null);
         authorizePayin(state, payin.id, decision === "approve");
         return {
           status: 200,

@@ -13,13 +13,6 @@ export function nodeListener(
   publicBase: () => string,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
-    // The Host header is never trusted: a malformed one is refused, and the URLs the mock hands out
-    // (3DS script, boleto, bank page) come from its listening address or --public-url, not from Host.
-    const host = req.headers.host;
-    if (host !== undefined && !VALID_HOST.test(host)) {
-      refuse(req, res, new ApiError("INVALID_DATA", "the Host header is not a valid host[:port]"));
-      return;
-    }
     const declared = Number(req.headers["content-length"] ?? "0");
     if (declared > MAX_BODY_BYTES) {
       refuse(req, res, tooLarge());
@@ -49,6 +42,23 @@ export function nodeListener(
             new ApiError("INVALID_DATA", "the request body is not valid UTF-8", {
               details: [{ path: "", message: "is not valid UTF-8" }],
             }),
+          ),
+        );
+        return;
+      }
+      // The Host header is never trusted: a malformed one is refused, and the URLs the mock hands out
+      // (3DS script, boleto, bank page) come from its listening address or --public-url, not from Host.
+      if (hostOf(req.headers.host) === null) {
+        write(
+          res,
+          errorResponse(
+            new ApiError(
+              "INVALID_DATA",
+              "the Host header must be a host name or address with an optional port",
+              {
+                details: [{ path: "Host", message: "must be a host name or address with an optional port" }],
+              },
+            ),
           ),
         );
         return;
@@ -84,9 +94,28 @@ export function nodeListener(
   };
 }
 
-// A DNS name or IPv4 address, or a bracketed IPv6 address, with an optional port (RFC 9110 section 7.2).
-const VALID_HOST =
-  /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
+// The last Host found good: a client sends the same one on every request.
+let lastHost: string | undefined;
+// A name or IPv4 address, or a bracketed IPv6 address, then an optional port.
+const HOST = /^(?:[A-Za-z0-9._~-]+|\[[0-9A-Fa-f:.]+\])(?::(\d{1,5}))?$/;
+
+/**
+ * The Host header when it is well formed (`localhost` when absent, as HTTP/1.0 allows), else `null`:
+ * `a b`, `[::1`, `host:99999` or an empty Host are refused with 400.
+ */
+function hostOf(header: string | undefined): string | null {
+  if (header === undefined) return "localhost";
+  if (header === lastHost) return header;
+  const match = HOST.exec(header);
+  if (!match || (match[1] !== undefined && Number(match[1]) > 65_535)) return null;
+  try {
+    new URL(`http://${header}`);
+  } catch {
+    return null;
+  }
+  lastHost = header;
+  return header;
+}
 
 function tooLarge(): ApiError {
   return new ApiError("PAYLOAD_TOO_LARGE", `the request body exceeds ${MAX_BODY_BYTES} bytes (1 MiB)`);

@@ -1,6 +1,7 @@
 import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { AddressInfo, Socket } from "node:net";
 import type { MockEngine } from "../engine/engine.js";
+import { ApiError, errorResponse } from "../engine/http.js";
 import { nodeListener } from "./adapter.js";
 
 /** A mock engine served over node:http. */
@@ -25,6 +26,7 @@ export function listen(
   let base = publicUrl?.replace(/\/$/, "") ?? "";
   const server = createServer(nodeListener(engine, () => base));
   server.keepAliveTimeout = 5_000;
+  server.on("clientError", answerClientError);
   return new Promise((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, host, () => {
@@ -47,4 +49,27 @@ export function listen(
       });
     });
   });
+}
+
+/**
+ * Answers a request node:http could not parse (headers over 16 KiB, a malformed request line) with
+ * the service's JSON error body instead of Node's empty one, then closes the connection.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable || error.code === "ECONNRESET") {
+    socket.destroy();
+    return;
+  }
+  const [status, reason, message] =
+    error.code === "HPE_HEADER_OVERFLOW"
+      ? [431, "Request Header Fields Too Large", "the request headers exceed the server's limit"]
+      : error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? [408, "Request Timeout", "the request was not received in time"]
+        : [400, "Bad Request", "the request is not valid HTTP/1.1"];
+  const { body } = errorResponse(new ApiError("INVALID_DATA", message, { status }));
+  const text = String(body);
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\ncontent-type: application/json; charset=utf-8\r\n` +
+      `content-length: ${Buffer.byteLength(text)}\r\nconnection: close\r\n\r\n${text}`,
+  );
 }
