@@ -9,6 +9,9 @@ export default defineProject({
   test: {
     name: "contract",
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    // Property tests run thousands of cases: on a loaded 2-core CI machine (turbo runs every package's
+    // tests at once) they took over vitest's 5 s default, though they need ~1 s alone.
+    testTimeout: 60_000,
     typecheck: { enabled: true, include: ["src/**/*.test-d.ts"], tsconfig: "./tsconfig.json" },
   },
 });

@@ -8,6 +8,8 @@ export default defineProject({
   ssr: { resolve: { conditions: ["@paykit/source", "module", "node", "development|production"] } },
   test: {
     name: "webhooks",
+    // Generous for a loaded 2-core CI machine, where turbo runs every package\'s tests at once.
+    testTimeout: 30_000,
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     typecheck: {
       enabled: true,
