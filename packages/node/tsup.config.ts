@@ -1,8 +1,11 @@
 import { defineConfig } from "tsup";
 
-// One lean file per format: the contract, the webhooks package, ky (ESM-only, so `require()` users
-// need it bundled) and zod/mini are inlined and minified, which keeps the cold start low
-// (README: Performance). Types still come from the workspace packages' own declarations.
+// `@paykit/contract`, `@paykit/webhooks` and zod are ordinary run-time dependencies (tsup leaves them
+// external), so a merchant's process holds one copy of each class and schema: an error from
+// `paykit.webhooks.parse` is `instanceof` the class imported from `@paykit/webhooks`. Both are imported
+// on first use (src/core/contract.ts), which keeps the cold start low. ky alone is bundled: it is
+// ESM-only, `require()` users on Node 20 could not load it, and no ky type or error crosses our API.
+// Unminified, with source maps, so a production stack trace points at readable code.
 export default defineConfig({
   entry: ["src/index.ts"],
   format: ["esm", "cjs"],
@@ -12,6 +15,10 @@ export default defineConfig({
   target: "es2022",
   platform: "neutral",
   treeshake: true,
-  minify: true,
-  noExternal: ["@paykit/contract", "@paykit/webhooks", "ky", "zod"],
+  noExternal: ["ky"],
+  // In the CJS build the lazy imports become `require()`: an `import()` there would load the ESM build of
+  // `@paykit/webhooks` beside the CJS one, and its errors would not be `instanceof` the classes exported.
+  esbuildOptions(options, context) {
+    if (context.format === "cjs") options.supported = { ...options.supported, "dynamic-import": false };
+  },
 });

@@ -1,11 +1,15 @@
 import { defineConfig } from "tsup";
 
+// Splitting in both formats: `@paykit/webhooks` and `@paykit/webhooks/errors` share one chunk holding the
+// error classes, so an error is `instanceof` the class from either import path, in ESM and in CJS.
+// Dependencies (`@paykit/contract`, zod) stay external: one copy of every schema in a process.
 export default defineConfig({
-  entry: ["src/index.ts", "src/testing.ts", "src/redis.ts", "src/postgres.ts"],
+  entry: ["src/index.ts", "src/errors.ts", "src/testing.ts", "src/redis.ts", "src/postgres.ts"],
   format: ["esm", "cjs"],
   dts: true,
   sourcemap: true,
   clean: true,
   target: "es2022",
   treeshake: true,
+  splitting: true,
 });

@@ -10,8 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 const root = fileURLToPath(new URL("../..", import.meta.url));
 const PACKAGES = ["contract", "webhooks", "node", "mock-server", "browser"] as const;
 const ENTRIES: Record<string, string[]> = {
-  "@paykit/contract": ["@paykit/contract"],
-  "@paykit/webhooks": ["@paykit/webhooks", "@paykit/webhooks/testing"],
+  "@paykit/contract": ["@paykit/contract", "@paykit/contract/br", "@paykit/contract/rules"],
+  "@paykit/webhooks": [
+    "@paykit/webhooks",
+    "@paykit/webhooks/testing",
+    "@paykit/webhooks/errors",
+    "@paykit/webhooks/redis",
+    "@paykit/webhooks/postgres",
+  ],
   "@paykit/node": ["@paykit/node"],
   "@paykit/mock-server": ["@paykit/mock-server", "@paykit/mock-server/msw"],
   "@paykit/browser": ["@paykit/browser"],
@@ -79,6 +85,63 @@ describe("the published packages, installed from their tarballs", () => {
       const files = execFileSync("find", [dir, "-name", "*.test.*"], { encoding: "utf8" }).trim();
       expect(files).toBe("");
     }
+  });
+
+  // One copy of every class in a merchant's process (issue 12): an error thrown inside one package is
+  // `instanceof` the class imported from another package or another entry point, in ESM and in CJS.
+  const identityChecks = `
+    const paykit = new node.Paykit({ publicKey: "pk_test_a", secretKey: "sk_test_b", baseUrl: "http://127.0.0.1:1" });
+    const fromClient = await paykit.webhooks.parse("{}", {}).catch((e) => e);
+    const fromPackage = await webhooks.verifyWebhook("{}", {}, undefined).catch((e) => e);
+    const boleto = (() => { try { br.parseBoletoLine("1"); } catch (e) { return e; } })();
+    console.log(JSON.stringify([
+      fromClient.code,
+      fromClient instanceof node.WebhookVerificationError,
+      fromClient instanceof webhooks.WebhookVerificationError,
+      fromClient instanceof errors.WebhookVerificationError,
+      fromPackage instanceof node.WebhookVerificationError,
+      boleto instanceof contract.BoletoError,
+      br.isValidCpf === contract.isValidCpf,
+    ]));`;
+  const expected = ["SECRET_MISSING", true, true, true, true, true, true];
+
+  it("keeps one copy of every class across packages and entry points, in ESM", () => {
+    const out = run([
+      "--input-type=module",
+      "-e",
+      `import * as node from "@paykit/node"; import * as webhooks from "@paykit/webhooks";
+       import * as errors from "@paykit/webhooks/errors"; import * as contract from "@paykit/contract";
+       import * as br from "@paykit/contract/br";
+       ${identityChecks}`,
+    ]);
+    expect(JSON.parse(out)).toEqual(expected);
+  });
+
+  it("keeps one copy of every class across packages and entry points, in CJS", () => {
+    const out = run([
+      "-e",
+      `const node = require("@paykit/node"), webhooks = require("@paykit/webhooks");
+       const errors = require("@paykit/webhooks/errors"), contract = require("@paykit/contract");
+       const br = require("@paykit/contract/br");
+       (async () => { ${identityChecks} })();`,
+    ]);
+    expect(JSON.parse(out)).toEqual(expected);
+  });
+
+  it("ships readable code with source maps (sourcesContent) and inlines no other @paykit package", () => {
+    for (const pkg of ["node", "webhooks", "contract", "mock-server"]) {
+      const dist = join(project, "node_modules/@paykit", pkg, "dist");
+      const index = readFileSync(join(dist, "index.js"), "utf8");
+      // Unminified: a production stack trace points at a line a person can read.
+      expect(index.split("\n").length, pkg).toBeGreaterThan(20);
+      const map = JSON.parse(readFileSync(join(dist, "index.js.map"), "utf8")) as {
+        sourcesContent?: string[];
+      };
+      expect(map.sourcesContent?.length, pkg).toBeGreaterThan(0);
+    }
+    const client = readFileSync(join(project, "node_modules/@paykit/node/dist/index.js"), "utf8");
+    expect(client).not.toContain("class WebhookVerificationError");
+    expect(client).not.toContain("z.strictObject");
   });
 
   it("the browser package ships its <script> build", () => {

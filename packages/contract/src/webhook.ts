@@ -35,28 +35,10 @@ export const PayoutWebhookBody = z.looseObject({
 /** The body of a payout webhook. */
 export type PayoutWebhookBody = z.infer<typeof PayoutWebhookBody>;
 
-/** Which resource a webhook body is about: a payout's has `pixKey`, a payin's has `paymentMethod`. */
-export function webhookKindOf(body: unknown): "payin" | "payout" | null {
-  if (typeof body !== "object" || body === null) return null;
-  if ("pixKey" in body) return "payout";
-  if ("paymentMethod" in body) return "payin";
-  return null;
-}
-
-/** The Standard Webhooks headers every delivery carries. */
-export const WEBHOOK_HEADERS = {
-  id: "webhook-id",
-  timestamp: "webhook-timestamp",
-  signature: "webhook-signature",
-} as const;
-
-/** Default clock skew tolerated when verifying a webhook signature, in seconds. */
-export const WEBHOOK_TOLERANCE_SECONDS = 300;
-
-/** Delays before each retry of a failed delivery, in ms: 8 attempts in all (DESIGN.md: Webhooks). */
-export const WEBHOOK_RETRY_DELAYS_MS: readonly number[] = [
-  5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 10_800_000,
-];
-
-/** How long a receiver has to answer a delivery, in ms. */
-export const WEBHOOK_TIMEOUT_MS = 10_000;
+export {
+  WEBHOOK_HEADERS,
+  WEBHOOK_RETRY_DELAYS_MS,
+  WEBHOOK_TIMEOUT_MS,
+  WEBHOOK_TOLERANCE_SECONDS,
+  webhookKindOf,
+} from "./webhook-constants.js";

@@ -26,7 +26,7 @@ export type {
   WebhookEvent,
   WebhookHeaders,
 } from "@paykit/webhooks";
-export { WebhookParseError, WebhookVerificationError } from "@paykit/webhooks";
+export { WebhookParseError, WebhookVerificationError } from "@paykit/webhooks/errors";
 export { Paykit, type PaykitDescription } from "./client.js";
 export type { PaykitOptions, RequestOptions } from "./core/config.js";
 export type {

@@ -1,9 +1,10 @@
-import { type ErrorDetail, issuesToDetails, type Payout, PayoutList } from "@paykit/contract";
+import type { ErrorDetail, issuesToDetails, Payout } from "@paykit/contract";
 import { PaykitApiError, UNKNOWN_ERROR } from "../errors/api-error.js";
 import { apiErrorFromResponse } from "../errors/from-response.js";
 import type { PaykitError } from "../errors/paykit-error.js";
 import { PaykitConnectionError, PaykitTimeoutError } from "../errors/transport-error.js";
 import type { RequestOptions, ResolvedConfig } from "./config.js";
+import { loadContract, loadedContract } from "./contract.js";
 import { callHook } from "./hooks.js";
 import { queryString } from "./path.js";
 import {
@@ -105,6 +106,7 @@ export class ApiCore {
 
   /** The newest payout with this referenceId, or null. */
   async findPayout(referenceId: string, options?: RequestOptions): Promise<Payout | null> {
+    const { PayoutList } = await loadContract();
     const page = await this.get("payout", {
       ...options,
       query: { referenceId, limit: 1 },
@@ -222,7 +224,7 @@ export class ApiCore {
     if (result.success) return { ok: true, value: result.data };
     // Lenient by decision (docs/decisions.md): an answer that breaks the contract still carries the
     // payment's data; losing it would be worse than returning it. The hook reports the mismatch.
-    const details: ErrorDetail[] = issuesToDetails(result.error.issues);
+    const details: ErrorDetail[] = loadedContract().issuesToDetails(result.error.issues);
     callHook(this.#config.hooks.onResponseMismatch, {
       method: call.method,
       path: call.path,

@@ -1,4 +1,4 @@
-import { keyMode } from "@paykit/contract";
+import { keyMode } from "@paykit/contract/rules";
 import { PaykitConfigError } from "../errors/validation-error.js";
 import { VERSION } from "../version.js";
 import type { PaykitHooks } from "./hooks.js";

@@ -1,4 +1,5 @@
-import { ErrorBody } from "@paykit/contract";
+import type { ErrorBody } from "@paykit/contract";
+import { loadedContract } from "../core/contract.js";
 import {
   type ApiErrorInit,
   AuthenticationError,
@@ -49,7 +50,7 @@ function parseErrorBody(text: string): { json: unknown; body: ErrorBody | null }
   } catch {
     return { json: undefined, body: null };
   }
-  const parsed = ErrorBody.safeParse(json);
+  const parsed = loadedContract().ErrorBody.safeParse(json);
   return { json, body: parsed.success ? parsed.data : null };
 }
 

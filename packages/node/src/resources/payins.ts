@@ -1,21 +1,22 @@
-import {
-  PAYIN_CREATED_BY_METHOD,
+import type * as Contract from "@paykit/contract";
+import type {
   Payin,
   PayinCreated,
-  type PayinCreatedFor,
+  PayinCreatedFor,
   PayinCreateParams,
-  type PaymentMethod,
+  PaymentMethod,
 } from "@paykit/contract";
 import type { ResponseSchema } from "../core/api-core.js";
 import type { RequestOptions } from "../core/config.js";
+import { loadContract } from "../core/contract.js";
 import { path } from "../core/path.js";
 import { Resource } from "./resource.js";
 
 /** The 201 schema of the request's method; the whole union when validation is off and the method unknown. */
-function createdSchema(method: unknown): ResponseSchema<PayinCreated> {
+function createdSchema(contract: typeof Contract, method: unknown): ResponseSchema<PayinCreated> {
   return (
-    (PAYIN_CREATED_BY_METHOD[method as PaymentMethod] as ResponseSchema<PayinCreated> | undefined) ??
-    PayinCreated
+    (contract.PAYIN_CREATED_BY_METHOD[method as PaymentMethod] as ResponseSchema<PayinCreated> | undefined) ??
+    contract.PayinCreated
   );
 }
 
@@ -36,16 +37,18 @@ export class Payins extends Resource {
     params: P,
     options?: RequestOptions,
   ): Promise<PayinCreatedFor<P["paymentMethod"]>> {
+    const contract = await loadContract();
     return this.core.post("payin", {
       ...options,
-      body: this.check(PayinCreateParams, params),
-      schema: createdSchema(params?.paymentMethod),
+      body: this.check(contract.PayinCreateParams, params),
+      schema: createdSchema(contract, params?.paymentMethod),
       retry: "create-payin",
     }) as Promise<PayinCreatedFor<P["paymentMethod"]>>;
   }
 
   /** The payin's current record: its status, net amount and reserve. The fallback when a webhook did not arrive. */
   async retrieve(id: string, options?: RequestOptions): Promise<Payin> {
-    return this.core.get(path`payin/${id}`, { ...options, schema: Payin });
+    const { Payin: schema } = await loadContract();
+    return this.core.get(path`payin/${id}`, { ...options, schema });
   }
 }

@@ -1,5 +1,6 @@
-import { Payout, PayoutCreateParams, PayoutList, PayoutListQuery, ReferenceId } from "@paykit/contract";
+import type { Payout, PayoutCreateParams, PayoutList, PayoutListQuery } from "@paykit/contract";
 import type { RequestOptions } from "../core/config.js";
+import { loadContract } from "../core/contract.js";
 import { Resource } from "./resource.js";
 
 /** The largest page GET /payout serves; `listAll` uses it unless told otherwise. */
@@ -21,10 +22,11 @@ export class Payouts extends Resource {
    * ```
    */
   async create(params: PayoutCreateParams, options?: RequestOptions): Promise<Payout> {
+    const contract = await loadContract();
     return this.core.post("payout", {
       ...options,
-      body: this.check(PayoutCreateParams, params),
-      schema: Payout,
+      body: this.check(contract.PayoutCreateParams, params),
+      schema: contract.Payout,
       retry: "create-payout",
       referenceId: params?.referenceId,
     });
@@ -32,10 +34,11 @@ export class Payouts extends Resource {
 
   /** One page of payouts, newest first: `{ data, meta }` (`page` defaults to 1, `limit` to 10). */
   async list(query: PayoutListQuery = {}, options?: RequestOptions): Promise<PayoutList> {
+    const contract = await loadContract();
     return this.core.get("payout", {
       ...options,
-      query: this.check(PayoutListQuery, query),
-      schema: PayoutList,
+      query: this.check(contract.PayoutListQuery, query),
+      schema: contract.PayoutList,
     });
   }
 
@@ -69,6 +72,7 @@ export class Payouts extends Resource {
 
   /** The payout with this `referenceId` (the newest, should it be reused), or null when none exists. */
   async findByReferenceId(referenceId: string, options?: RequestOptions): Promise<Payout | null> {
-    return this.core.findPayout(this.check(ReferenceId, referenceId), options);
+    const contract = await loadContract();
+    return this.core.findPayout(this.check(contract.ReferenceId, referenceId), options);
   }
 }

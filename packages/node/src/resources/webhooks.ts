@@ -1,13 +1,12 @@
-import { type Payin, type Payout, WEBHOOK_HEADERS } from "@paykit/contract";
-import {
-  type PayinWebhookEvent,
-  type PayoutWebhookEvent,
-  parseWebhook,
-  type RawWebhookBody,
-  type VerifyWebhookOptions,
-  verifyWebhook,
-  type WebhookEvent,
-  type WebhookHeaders,
+import type { Payin, Payout } from "@paykit/contract";
+import { WEBHOOK_HEADERS } from "@paykit/contract/rules";
+import type {
+  PayinWebhookEvent,
+  PayoutWebhookEvent,
+  RawWebhookBody,
+  VerifyWebhookOptions,
+  WebhookEvent,
+  WebhookHeaders,
 } from "@paykit/webhooks";
 import type { RequestOptions } from "../core/config.js";
 import { NotFoundError } from "../errors/api-error.js";
@@ -69,6 +68,8 @@ export class Webhooks {
     options: WebhookParseOptions = {},
   ): Promise<WebhookEvent> {
     const { allowUnsigned = false, ...verifyOptions } = options;
+    // Loaded on first use, like the contract's schemas: importing the client stays fast.
+    const { parseWebhook, verifyWebhook } = await import("@paykit/webhooks");
     if (!allowUnsigned) return verifyWebhook(rawBody, headers, this.#secret, verifyOptions);
     const webhookId = readHeader(headers, WEBHOOK_HEADERS.id);
     return parseWebhook(rawBody, webhookId === undefined ? {} : { webhookId });

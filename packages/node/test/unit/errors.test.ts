@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { loadContract } from "../../src/core/contract.js";
 import { apiErrorFromResponse } from "../../src/errors/from-response.js";
 import {
   isPaykitApiError,
@@ -13,6 +14,9 @@ import {
 const json = (code: string, extra: Record<string, unknown> = {}) =>
   JSON.stringify({ code, message: `${code} message`, ...extra });
 const headers = new Headers({ "content-type": "application/json" });
+
+// The client loads the contract before any request; these tests call the error mapping directly.
+beforeAll(() => loadContract());
 
 describe("an error answer maps to its class by code, then by status (STYLE.md: errors)", () => {
   it.each([
