@@ -1,0 +1,11 @@
+import { defineProject } from "vitest/config";
+
+// No @paykit/source condition: the blocks run against the built packages (dist), as a merchant's do.
+export default defineProject({
+  test: {
+    name: "docs",
+    include: ["test/**/*.test.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 120_000,
+  },
+});
