@@ -49,6 +49,13 @@ function slug(page: string): string {
 /** Writes every ts-like block as a module under `genDir` (emptied first). */
 export function generate(blocks: DocBlock[], genDir: string, srcDir: string): GeneratedBlock[] {
   rmSync(genDir, { recursive: true, force: true });
+  mkdirSync(genDir, { recursive: true });
+  // Vite's transform reads the nearest tsconfig.json (legacy decorators for the NestJS recipe)
+  const tsconfig = {
+    compilerOptions: { experimentalDecorators: true, useDefineForClassFields: false },
+    include: ["**/*"],
+  };
+  writeFileSync(join(genDir, "tsconfig.json"), `${JSON.stringify(tsconfig, null, 2)}\n`);
   return blocks.map((block) => {
     if (block.lang === "html") return { block };
     const dir = join(genDir, slug(block.page));

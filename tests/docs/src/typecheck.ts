@@ -18,7 +18,14 @@ export function compilerOptions(root: string): ts.CompilerOptions {
     compilerOptions: object;
   };
   const { options, errors } = ts.convertCompilerOptionsFromJson(
-    { ...base.compilerOptions, customConditions: [], types: ["node"], declaration: false, jsx: "react-jsx" },
+    {
+      ...base.compilerOptions,
+      customConditions: [],
+      types: ["node"],
+      declaration: false,
+      jsx: "react-jsx",
+      experimentalDecorators: true,
+    },
     root,
   );
   if (errors.length > 0) throw new Error(ts.flattenDiagnosticMessageText(errors[0]?.messageText ?? "", "\n"));

@@ -49,6 +49,7 @@ export async function startWorld(): Promise<World> {
   process.env.PAYKIT_SECRET_KEY = keys.secretKey;
   process.env.PAYKIT_BASE_URL = mock.url;
   process.env.PAYKIT_WEBHOOK_SECRET = secret;
+  process.env.PORT = "0"; // blocks that listen take a free port
   current = {
     mock,
     keys: { publicKey: keys.publicKey, secretKey: keys.secretKey, accountId: keys.accountId },
