@@ -5,7 +5,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { allBlocks, type DocBlock, where } from "../src/extract.js";
 import { type GeneratedBlock, generate, PRELUDE_LINES } from "../src/generate.js";
-import { runHtmlBlock, startBrowser, stopBrowser } from "../src/html.js";
+import { runBrowserBlock, runHtmlBlock, startBrowser, stopBrowser } from "../src/html.js";
 import { typecheck } from "../src/typecheck.js";
 import { startWorld, stopWorld } from "../src/world.js";
 
@@ -44,7 +44,9 @@ beforeAll(async () => {
     generated.flatMap((g) => (g.file ? [g.file] : [])),
   );
   await startWorld();
-  if (generated.some((g) => g.block.lang === "html")) await startBrowser();
+  if (generated.some((g) => g.block.lang === "html" || g.block.attrs.context === "checkout-page")) {
+    await startBrowser();
+  }
 });
 
 afterAll(async () => {
@@ -82,7 +84,9 @@ describe("docs blocks", () => {
           return;
         }
         if (g.block.lang === "html") await withTimeout(runHtmlBlock(g.block), where(root, g.block));
-        else await withTimeout(import(pathToFileURL(g.file as string).href), where(root, g.block));
+        else if (g.block.attrs.context === "checkout-page") {
+          await withTimeout(runBrowserBlock(g.file as string, where(root, g.block)), where(root, g.block));
+        } else await withTimeout(import(pathToFileURL(g.file as string).href), where(root, g.block));
         results.ran++;
       } catch (error) {
         results.failed.push(where(root, g.block));
