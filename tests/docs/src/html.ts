@@ -6,7 +6,7 @@ import { createServer } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import type { CardData, PayinCreateParams } from "@paykit/contract";
+import type { CardData, CreditCardPayinCreateParams } from "@paykit/contract";
 import { samplePayin } from "@paykit/mock-server";
 import { Paykit } from "@paykit/node";
 import { type Browser, chromium } from "playwright-core";
@@ -145,7 +145,7 @@ export async function runBrowserBlock(file: string, where: string): Promise<void
       const order = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as {
         amount: number;
         card: CardData;
-        customer: PayinCreateParams["customer"];
+        customer: CreditCardPayinCreateParams["customer"];
       };
       const payin = await paykit.payins.create(
         samplePayin("CREDIT_CARD", { amount: order.amount, card: order.card, customer: order.customer }),
