@@ -88,4 +88,29 @@ export function smokeTest(start: (config: ReceiverConfig) => Promise<RunningReci
     const refused = await fetch(webhookUrl, { method: "POST", body, headers: forged });
     expect(refused.status).toBe(400);
   });
+
+  it("answers 500 when its own handling fails (the id is released), and 204 to Paykit's next attempt", async () => {
+    const webhookUrl = `${recipe.url}/webhooks/paykit`;
+    const payin = await paykit.payins.create(samplePayin("PIX", { webhookUrl }));
+    // the handler confirms through the API: make that read fail through the client's own retries
+    await mock.control.addFault({
+      method: "GET",
+      path: `/payin/${payin.id}`,
+      status: 503,
+      code: "INTERNAL_ERROR",
+      times: 3,
+    });
+    await mock.control.payPayin(payin.id);
+    const failed = await waitFor(async () => {
+      const entry = (await mock.control.webhooks(accountId)).find((d) => d.resourceId === payin.id);
+      return entry && entry.attempts.length >= 1 ? entry : undefined;
+    }, "the first attempt");
+    expect(failed.attempts.map((a) => a.statusCode)).toEqual([500]);
+    await mock.control.redeliverWebhook(failed.id);
+    const retried = await waitFor(async () => {
+      const entry = (await mock.control.webhooks(accountId)).find((d) => d.id === failed.id);
+      return entry && entry.attempts.length >= 2 ? entry : undefined;
+    }, "the next attempt");
+    expect(retried.attempts.map((a) => a.statusCode)).toEqual([500, 204]);
+  });
 }
