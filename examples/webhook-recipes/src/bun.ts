@@ -1,0 +1,11 @@
+// Hono on Bun: `bun run src/bun.ts` serves the default export (Bun.serve's options).
+import { createHonoApp } from "./hono.js";
+import { configFromEnv, createReceiver } from "./receiver.js";
+
+const receiver = createReceiver(configFromEnv(process.env));
+
+export default {
+  port: Number(process.env.PORT ?? 3000),
+  hostname: "127.0.0.1",
+  fetch: createHonoApp(() => receiver).fetch,
+};

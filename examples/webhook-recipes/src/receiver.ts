@@ -1,0 +1,95 @@
+// What every recipe shares: verify the raw delivery with the endpoint's secret, run the business logic
+// at most once per webhook-id through a dedupe store shared by every instance, and map the outcome to
+// the status Paykit's retries understand. Only reading the raw body differs per framework.
+import { type Payin, Paykit, type Payout } from "@paykit/node";
+import {
+  isWebhookParseError,
+  isWebhookVerificationError,
+  MemoryDedupStore,
+  parseWebhookRequest,
+  type RawWebhookBody,
+  WebhookDeduplicator,
+  type WebhookDedupStore,
+  type WebhookEvent,
+  type WebhookHeaders,
+} from "@paykit/webhooks";
+
+/** What a receiver needs: the API keys (to confirm), the endpoint's secret and the shared store. */
+export interface ReceiverConfig {
+  publicKey: string;
+  secretKey: string;
+  baseUrl: string;
+  /** The endpoint's `whsec_…` secret. */
+  webhookSecret: string;
+  /** Shared across instances in production (Redis, PostgreSQL); in memory when left out. */
+  store?: WebhookDedupStore;
+  /** Your business logic, run at most once per delivery with the confirmed record. */
+  onEvent?: (event: WebhookEvent, record: Payin | Payout) => void | Promise<void>;
+}
+
+/** The statuses a receiver answers. */
+export type ReceiverStatus = 200 | 204 | 400 | 409 | 500;
+
+/** A framework-free webhook receiver. */
+export interface Receiver {
+  /** For frameworks that give the raw bytes and Node's headers (Express, Fastify, NestJS, node:http). */
+  fromRaw(rawBody: RawWebhookBody, headers: WebhookHeaders): Promise<ReceiverStatus>;
+  /** For web-standard handlers (Hono, Bun, Workers, Next.js route handlers): reads the body once. */
+  fromRequest(request: Request): Promise<ReceiverStatus>;
+}
+
+/** Builds a {@link Receiver}. */
+export function createReceiver(config: ReceiverConfig): Receiver {
+  const paykit = new Paykit({
+    publicKey: config.publicKey,
+    secretKey: config.secretKey,
+    baseUrl: config.baseUrl,
+    webhookSecret: config.webhookSecret,
+  });
+  const dedup = new WebhookDeduplicator({ store: config.store ?? new MemoryDedupStore() });
+
+  async function handle(event: WebhookEvent): Promise<void> {
+    const record = await paykit.webhooks.confirm(event); // trust, but verify: the API's current record
+    await config.onEvent?.(event, record);
+  }
+
+  async function answer(read: () => Promise<WebhookEvent>): Promise<ReceiverStatus> {
+    let event: WebhookEvent;
+    try {
+      event = await read();
+    } catch (error) {
+      // a missing secret is this server's configuration, not the sender's fault: 500 keeps the event
+      if (isWebhookVerificationError(error) && error.code === "SECRET_MISSING") return 500;
+      // a delivery that cannot be trusted: a retry would fail the same way
+      if (isWebhookVerificationError(error) || isWebhookParseError(error)) return 400;
+      throw error;
+    }
+    try {
+      const outcome = await dedup.handle(event, handle);
+      if (outcome.status === "in-progress") return 409; // another attempt holds the lease: Paykit retries later
+      return outcome.status === "duplicate" ? 200 : 204; // a duplicate was handled before: acknowledge it
+    } catch {
+      return 500; // our own failure: the key is released and Paykit's retry runs it again
+    }
+  }
+
+  return {
+    fromRaw: (rawBody, headers) => answer(() => paykit.webhooks.parse(rawBody, headers)),
+    fromRequest: (request) => answer(() => parseWebhookRequest(request, { secret: config.webhookSecret })),
+  };
+}
+
+/** Reads a {@link ReceiverConfig} from PAYKIT_* variables (process.env, or a Workers `env`). */
+export function configFromEnv(env: Record<string, string | undefined>): ReceiverConfig {
+  const read = (name: string): string => {
+    const value = env[name];
+    if (!value) throw new Error(`${name} is not set`);
+    return value;
+  };
+  return {
+    publicKey: read("PAYKIT_PUBLIC_KEY"),
+    secretKey: read("PAYKIT_SECRET_KEY"),
+    baseUrl: read("PAYKIT_BASE_URL"),
+    webhookSecret: read("PAYKIT_WEBHOOK_SECRET"),
+  };
+}

@@ -1,0 +1,142 @@
+// The smoke test every recipe passes, end to end: the mock sends a real signed delivery to the
+// recipe's URL (204: verified and handled), a redelivery of the same webhook-id is a duplicate (200),
+// a copy that arrives while the first attempt still runs is in progress (409: never acknowledged), and
+// a delivery signed with another secret is refused (400).
+import { createServer } from "node:net";
+import { createMockServer, type MockServer, samplePayin } from "@paykit/mock-server";
+import { Paykit } from "@paykit/node";
+import { generateWebhookSecret, signWebhook } from "@paykit/webhooks/testing";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import type { ReceiverConfig } from "../src/receiver.js";
+
+/** A running recipe: its base URL and how to stop it. */
+export interface RunningRecipe {
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** A free loopback port (for runtimes that need one up front: Bun). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Polls `check` until it returns a value (not undefined), for at most `ms`. */
+export async function waitFor<T>(check: () => Promise<T | undefined>, what: string, ms = 10_000): Promise<T> {
+  const until = Date.now() + ms;
+  for (;;) {
+    const value = await check().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** Registers the smoke test of one recipe; `start` runs it with the config and answers its URL. */
+export function smokeTest(start: (config: ReceiverConfig) => Promise<RunningRecipe>): void {
+  let mock: MockServer;
+  let recipe: RunningRecipe;
+  let paykit: Paykit;
+  let accountId: string;
+  const secret = generateWebhookSecret();
+
+  beforeAll(async () => {
+    mock = await createMockServer({ autoAdvance: false });
+    const keys = await mock.control.createAccount({ webhookSecret: secret });
+    accountId = keys.accountId;
+    const config = {
+      publicKey: keys.publicKey,
+      secretKey: keys.secretKey,
+      baseUrl: mock.url,
+      webhookSecret: secret,
+    };
+    recipe = await start(config);
+    paykit = new Paykit({ ...config });
+  });
+
+  afterAll(async () => {
+    await recipe?.stop();
+    await mock?.close();
+  });
+
+  it("verifies a signed delivery from the mock (204), answers its redelivery as a duplicate (200) and refuses a forged one (400)", async () => {
+    const webhookUrl = `${recipe.url}/webhooks/paykit`;
+    const payin = await paykit.payins.create(samplePayin("PIX", { webhookUrl }));
+    await mock.control.payPayin(payin.id);
+    const delivered = await waitFor(async () => {
+      const entry = (await mock.control.webhooks(accountId)).find((d) => d.resourceId === payin.id);
+      return entry?.state === "pending" && entry.attempts.length === 0 ? undefined : entry;
+    }, "the first delivery");
+    expect(delivered.attempts.map((a) => a.statusCode)).toEqual([204]);
+    expect(delivered.state).toBe("delivered");
+
+    await mock.control.redeliverWebhook(delivered.id);
+    const again = await waitFor(async () => {
+      const entry = (await mock.control.webhooks(accountId)).find((d) => d.id === delivered.id);
+      return entry && entry.attempts.length >= 2 ? entry : undefined;
+    }, "the redelivery");
+    expect(again.attempts.map((a) => a.statusCode)).toEqual([204, 200]);
+
+    const body = JSON.stringify({ ...(await paykit.payins.retrieve(payin.id)), pix: undefined });
+    const forged = await signWebhook(body, { secret: generateWebhookSecret() });
+    const refused = await fetch(webhookUrl, { method: "POST", body, headers: forged });
+    expect(refused.status).toBe(400);
+  });
+
+  it("answers 500 when its own handling fails (the id is released), and 204 to Paykit's next attempt", async () => {
+    const webhookUrl = `${recipe.url}/webhooks/paykit`;
+    const payin = await paykit.payins.create(samplePayin("PIX", { webhookUrl }));
+    // the handler confirms through the API: make that read fail through the client's own retries
+    await mock.control.addFault({
+      method: "GET",
+      path: `/payin/${payin.id}`,
+      status: 503,
+      code: "INTERNAL_ERROR",
+      times: 3,
+    });
+    await mock.control.payPayin(payin.id);
+    const failed = await waitFor(async () => {
+      const entry = (await mock.control.webhooks(accountId)).find((d) => d.resourceId === payin.id);
+      return entry && entry.attempts.length >= 1 ? entry : undefined;
+    }, "the first attempt");
+    expect(failed.attempts.map((a) => a.statusCode)).toEqual([500]);
+    await mock.control.redeliverWebhook(failed.id);
+    const retried = await waitFor(async () => {
+      const entry = (await mock.control.webhooks(accountId)).find((d) => d.id === failed.id);
+      return entry && entry.attempts.length >= 2 ? entry : undefined;
+    }, "the next attempt");
+    expect(retried.attempts.map((a) => a.statusCode)).toEqual([500, 204]);
+  });
+
+  it("answers 409 to a copy of a delivery that is still being handled, then 200 once it is done", async () => {
+    const webhookUrl = `${recipe.url}/webhooks/paykit`;
+    const payin = await paykit.payins.create(samplePayin("PIX"));
+    await mock.control.payPayin(payin.id);
+    const record = await paykit.payins.retrieve(payin.id);
+    const body = JSON.stringify({
+      id: record.id,
+      status: record.status,
+      paymentMethod: record.paymentMethod,
+      amount: record.amount,
+      referenceId: record.referenceId,
+      customer: { name: record.customer.name, email: record.customer.email },
+      updatedAt: record.updatedAt,
+    });
+    const headers = await signWebhook(body, { secret, webhookId: `msg_${payin.id}` });
+    // the handler confirms through the API: slow that read down so the first attempt holds the lease
+    await mock.control.addFault({ method: "GET", path: `/payin/${payin.id}`, latencyMs: 1_500 });
+    const post = () => fetch(webhookUrl, { method: "POST", body, headers }).then((r) => r.status);
+    const first = post();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await post()).toBe(409);
+    expect(await first).toBe(204);
+    expect(await post()).toBe(200);
+  });
+}

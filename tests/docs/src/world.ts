@@ -1,0 +1,71 @@
+// The world every docs block runs in: one real mock server (over HTTP), an account with a webhook
+// secret whose keys are in the environment a merchant's code reads (PAYKIT_*), and a loopback
+// receiver that captures the mock's signed webhook deliveries so a block can verify a real one.
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createMockServer, type MockServer } from "@paykit/mock-server";
+import { generateWebhookSecret } from "@paykit/webhooks/testing";
+
+/** A webhook delivery as the receiver got it: the exact bytes and the headers. */
+export interface Delivery {
+  rawBody: Uint8Array;
+  headers: IncomingHttpHeaders;
+}
+
+/** What the contexts read. */
+export interface World {
+  mock: MockServer;
+  keys: { publicKey: string; secretKey: string; accountId: string };
+  secret: string;
+  /** Where the mock POSTs deliveries for this world. */
+  webhookUrl: string;
+  deliveries: Delivery[];
+  receiver: Server;
+}
+
+let current: World | undefined;
+
+/** The running world; throws when the docs test has not started it. */
+export function world(): World {
+  if (!current) throw new Error("the docs world is not started: run the blocks through test/docs.test.ts");
+  return current;
+}
+
+/** Starts the mock, the signed account and the receiver, and exports PAYKIT_* for the blocks. */
+export async function startWorld(): Promise<World> {
+  const mock = await createMockServer({ autoAdvance: false });
+  const secret = generateWebhookSecret();
+  const keys = await mock.control.createAccount({ webhookSecret: secret, balance: 5_000_000 });
+  const deliveries: Delivery[] = [];
+  const receiver = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    deliveries.push({ rawBody: new Uint8Array(Buffer.concat(chunks)), headers: req.headers });
+    res.writeHead(204).end();
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  const { port } = receiver.address() as AddressInfo;
+  process.env.PAYKIT_PUBLIC_KEY = keys.publicKey;
+  process.env.PAYKIT_SECRET_KEY = keys.secretKey;
+  process.env.PAYKIT_BASE_URL = mock.url;
+  process.env.PAYKIT_WEBHOOK_SECRET = secret;
+  process.env.PORT = "0"; // blocks that listen take a free port
+  current = {
+    mock,
+    keys: { publicKey: keys.publicKey, secretKey: keys.secretKey, accountId: keys.accountId },
+    secret,
+    webhookUrl: `http://127.0.0.1:${port}/webhooks/paykit`,
+    deliveries,
+    receiver,
+  };
+  return current;
+}
+
+/** Stops what {@link startWorld} started. */
+export async function stopWorld(): Promise<void> {
+  if (!current) return;
+  const { mock, receiver } = current;
+  current = undefined;
+  await new Promise<void>((resolve) => receiver.close(() => resolve()));
+  await mock.close();
+}

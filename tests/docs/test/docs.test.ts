@@ -1,0 +1,97 @@
+// `pnpm test:docs`: every ts/tsx/js/mjs/html block of the docs and READMEs, type-checked against the
+// built packages in one tsc program, then run against a real mock server (HTML in Chromium).
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { allBlocks, type DocBlock, where } from "../src/extract.js";
+import { type GeneratedBlock, generate, PRELUDE_LINES } from "../src/generate.js";
+import { runBrowserBlock, runHtmlBlock, startBrowser, stopBrowser } from "../src/html.js";
+import { typecheck } from "../src/typecheck.js";
+import { startWorld, stopWorld } from "../src/world.js";
+
+const here = fileURLToPath(new URL(".", import.meta.url));
+const root = join(here, "..", "..", "..");
+const blocks = allBlocks(root);
+const generated = generate(blocks, join(here, "..", ".gen"), join(here, "..", "src"));
+const BLOCK_TIMEOUT_MS = 20_000;
+
+const results = { ran: 0, failed: [] as string[], notRun: [] as string[] };
+let diagnostics = new Map<string, ReturnType<typeof typecheck> extends Map<string, infer V> ? V : never>();
+
+function label(block: DocBlock): string {
+  const attrs = Object.entries(block.attrs).map(([k, v]) => `${k}=${v}`);
+  return `${where(root, block)} ${block.lang}${attrs.length ? ` ${attrs.join(" ")}` : ""}`;
+}
+
+async function withTimeout<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error(`${what} did not finish within ${BLOCK_TIMEOUT_MS} ms`)),
+      BLOCK_TIMEOUT_MS,
+    );
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+beforeAll(async () => {
+  diagnostics = typecheck(
+    root,
+    generated.flatMap((g) => (g.file ? [g.file] : [])),
+  );
+  await startWorld();
+  if (generated.some((g) => g.block.lang === "html" || g.block.attrs.context === "checkout-page")) {
+    await startBrowser();
+  }
+});
+
+afterAll(async () => {
+  await stopBrowser();
+  await stopWorld();
+  const reasons = results.notRun.length ? ` (${results.notRun.join("; ")})` : "";
+  console.log(
+    `docs: ${blocks.length} blocks, ${results.ran} ran, ${results.failed.length} failed, ${results.notRun.length} not run${reasons}`,
+  );
+});
+
+describe("docs blocks", () => {
+  it("finds the blocks and allows at most 3 not-run ones", () => {
+    expect(blocks.length).toBeGreaterThan(30);
+    const norun = blocks.filter((b) => b.attrs.norun !== undefined);
+    for (const b of norun) expect(b.attrs.norun, `${where(root, b)}: norun needs a reason`).not.toBe("");
+    expect(norun.length).toBeLessThanOrEqual(3);
+  });
+
+  it("type-checks no generated file outside the blocks", () => {
+    const files = new Set(generated.map((g) => g.file));
+    const stray = [...diagnostics.entries()].filter(([file]) => !files.has(file));
+    expect(stray.flatMap(([, list]) => list.map((d) => `${d.file}:${d.line} ${d.message}`))).toEqual([]);
+  });
+
+  for (const g of generated as GeneratedBlock[]) {
+    it(label(g.block), async () => {
+      try {
+        const errors = (g.file ? (diagnostics.get(g.file) ?? []) : []).map(
+          (d) => `${g.block.page}:${g.block.line + d.line - PRELUDE_LINES} ${d.message}`,
+        );
+        expect(errors, "type errors").toEqual([]);
+        if (g.block.attrs.norun !== undefined) {
+          results.notRun.push(`${where(root, g.block)}: ${g.block.attrs.norun}`);
+          return;
+        }
+        if (g.block.lang === "html") await withTimeout(runHtmlBlock(g.block), where(root, g.block));
+        else if (g.block.attrs.context === "checkout-page") {
+          await withTimeout(runBrowserBlock(g.file as string, where(root, g.block)), where(root, g.block));
+        } else await withTimeout(import(pathToFileURL(g.file as string).href), where(root, g.block));
+        results.ran++;
+      } catch (error) {
+        results.failed.push(where(root, g.block));
+        throw error;
+      }
+    });
+  }
+});
