@@ -2,6 +2,7 @@
 // calls that other web pages cannot drive, and a Host header that is never trusted.
 import { request as httpRequest } from "node:http";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { RateLimiter } from "../src/engine/faults.js";
 import { createMockServer } from "../src/index.js";
 import { apiOf, basic, type Harness, openFinancePayin, startHarness, TRANSPORTS } from "./fixtures.js";
 
@@ -233,11 +234,11 @@ describe("the rate limit (when switched on)", () => {
     }
   });
 
-  it("keeps a bounded number of windows whatever clients send", async () => {
-    const { RateLimiter } = await import("../src/engine/faults.js");
+  it("keeps a bounded number of windows whatever clients send", () => {
     const limiter = new RateLimiter();
     limiter.set({ limit: 1_000, windowMs: 60_000 });
-    for (let i = 0; i < 25_000; i += 1) limiter.check(`client:${i}`, 1_000 + i);
+    for (let i = 0; i < 12_500; i += 1) limiter.check(`client:${i}`, 1_000 + i);
     expect(limiter.size).toBeLessThanOrEqual(10_000);
+    expect(limiter.size).toBeGreaterThan(8_000);
   });
 });
