@@ -1,3 +1,10 @@
+export {
+  type DoctorCase,
+  type DoctorReport,
+  formatDoctorReport,
+  runWebhookDoctor,
+  type WebhookDoctorOptions,
+} from "./doctor/doctor.js";
 export type {
   AccountBalance,
   AccountKeys,
