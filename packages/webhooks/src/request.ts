@@ -39,5 +39,6 @@ export async function parseWebhookRequest(
   const { secret, ...verifyOptions } = options;
   if (secret !== undefined) return verifyWebhook(body, request.headers, secret, verifyOptions);
   const webhookId = request.headers.get(WEBHOOK_HEADERS.id) ?? undefined;
-  return parseWebhook(body, webhookId === undefined ? {} : { webhookId });
+  const traceparent = request.headers.get("traceparent") ?? undefined;
+  return parseWebhook(body, { ...(webhookId === undefined ? {} : { webhookId }), traceparent });
 }

@@ -4,6 +4,7 @@ import type { MockClock } from "./clock.js";
 import { ApiError } from "./http.js";
 import type { UlidFactory } from "./ids.js";
 import { type ScheduledTask, type Scheduler, unrefTimer } from "./scheduler.js";
+import { childTraceparent, type TraceContext } from "./trace-context.js";
 
 /** One attempt to deliver a webhook: when (mock clock), the receiver's status, or what went wrong. */
 export interface WebhookAttempt {
@@ -40,6 +41,7 @@ interface DeliveryState {
   payload: string;
   secret: string | null;
   duplicate: boolean;
+  trace: TraceContext | null;
   /** Attempts of the current cycle; a redelivery starts a new cycle of 8. */
   cycleAttempts: number;
   retry: ScheduledTask | null;
@@ -57,6 +59,8 @@ export interface WebhookEvent {
   secret: string | null;
   duplicate: boolean;
   outOfOrder: boolean;
+  /** The trace of the request that created the resource: each attempt sends a `traceparent` in it. */
+  trace?: TraceContext | null;
 }
 
 const MAX_ATTEMPTS = WEBHOOK_RETRY_DELAYS_MS.length + 1;
@@ -101,6 +105,7 @@ export class Outbox {
       payload: JSON.stringify(event.body),
       secret: event.secret,
       duplicate: event.duplicate,
+      trace: event.trace ?? null,
       cycleAttempts: 0,
       retry: null,
       inFlight: null,
@@ -212,6 +217,7 @@ export class Outbox {
       [WEBHOOK_HEADERS.id]: d.entry.webhookId,
       [WEBHOOK_HEADERS.timestamp]: String(wallSeconds),
     };
+    if (d.trace) headers.traceparent = childTraceparent(d.trace);
     if (d.secret)
       headers[WEBHOOK_HEADERS.signature] = this.#signer(d.secret).sign(
         d.entry.webhookId,

@@ -17,6 +17,7 @@ import { expireOnClock } from "./payins.js";
 import { PixDirectory, type RegisterPixKeyParams } from "./pix-directory.js";
 import { type PayinRecord, type PayoutRecord, payinWebhookJson, payoutJson } from "./records.js";
 import { Scheduler, unrefTimer } from "./scheduler.js";
+import type { TraceContext } from "./trace-context.js";
 
 /** Options of a mock engine. */
 export interface EngineOptions {
@@ -68,6 +69,10 @@ export class MockState {
   readonly faults = new Faults();
   readonly rateLimiter = new RateLimiter();
   readonly outbox: Outbox;
+  /** The trace context of the request that created each payin/payout, carried to its webhooks. */
+  readonly traces = new WeakMap<PayinRecord | PayoutRecord, TraceContext>();
+  /** The trace context of the creating request being handled, for webhooks sent before it returns. */
+  creatingTrace: TraceContext | null = null;
   readonly accounts = new Map<string, Account>();
   readonly accountsByPublicKey = new Map<string, Account>();
   /** The merchant API's Basic auth over {@link accountsByPublicKey}. */
@@ -215,6 +220,7 @@ export class MockState {
       status,
       url: payin.webhookUrl,
       body: payinWebhookJson(payin),
+      trace: this.traces.get(payin) ?? this.creatingTrace,
       secret: account?.webhookSecret ?? null,
       duplicate: account?.webhookDuplicates ?? false,
       outOfOrder: account?.webhookOutOfOrder ?? false,
@@ -232,6 +238,7 @@ export class MockState {
       status,
       url: payout.webhookUrl,
       body: payoutJson(payout),
+      trace: this.traces.get(payout) ?? this.creatingTrace,
       secret: account?.webhookSecret ?? null,
       duplicate: account?.webhookDuplicates ?? false,
       outOfOrder: account?.webhookOutOfOrder ?? false,

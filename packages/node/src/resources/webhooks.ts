@@ -54,7 +54,8 @@ export class Webhooks {
   async parse(rawBody: RawWebhookBody, headers: WebhookHeaders = {}): Promise<WebhookEvent> {
     if (this.#secret !== undefined) return verifyWebhook(rawBody, headers, this.#secret);
     const webhookId = readHeader(headers, WEBHOOK_HEADERS.id);
-    return parseWebhook(rawBody, webhookId === undefined ? {} : { webhookId });
+    const traceparent = readHeader(headers, "traceparent");
+    return parseWebhook(rawBody, { ...(webhookId === undefined ? {} : { webhookId }), traceparent });
   }
 
   /**
