@@ -68,7 +68,7 @@ function safeHandler(opts: { ackInProgress?: boolean; parseFirst?: boolean } = {
       return;
     }
     seen.set(id, "running");
-    await sleep(120);
+    await sleep(400);
     const held = states.get(event.id);
     if (!held || held.updatedAt < event.updatedAt)
       states.set(event.id, { status: event.status, updatedAt: event.updatedAt });
