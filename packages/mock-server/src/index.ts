@@ -4,6 +4,13 @@
  * @packageDocumentation
  * @module @paykit/mock-server
  */
+export {
+  type DoctorCase,
+  type DoctorReport,
+  formatDoctorReport,
+  runWebhookDoctor,
+  type WebhookDoctorOptions,
+} from "./doctor/doctor.js";
 export type {
   AccountBalance,
   AccountKeys,

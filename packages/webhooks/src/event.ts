@@ -10,6 +10,11 @@ export interface PayinWebhookEvent {
   data: PayinWebhookBody;
   /** The delivery's `webhook-id` header: stable across retries, for de-duplication. */
   webhookId?: string;
+  /**
+   * The delivery's W3C `traceparent` header, when it carries a valid one: the trace of the API call
+   * that created the resource, so the handler can continue it (`propagation.extract`).
+   */
+  traceparent?: string;
 }
 
 /** A payout status change: processing, completed, failed, refused, refunded. */
@@ -22,6 +27,11 @@ export interface PayoutWebhookEvent {
   data: PayoutWebhookBody;
   /** The delivery's `webhook-id` header: stable across retries, for de-duplication. */
   webhookId?: string;
+  /**
+   * The delivery's W3C `traceparent` header, when it carries a valid one: the trace of the API call
+   * that created the resource, so the handler can continue it (`propagation.extract`).
+   */
+  traceparent?: string;
 }
 
 /** A webhook delivery read as a payin or payout event; switch on `kind`. */

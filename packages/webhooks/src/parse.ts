@@ -7,7 +7,11 @@ import { bodyToString } from "./internal/bytes.js";
 export interface ParseWebhookOptions {
   /** The delivery's `webhook-id` header, copied onto the event for de-duplication. */
   webhookId?: string;
+  /** The delivery's `traceparent` header, copied onto the event when it is a valid W3C traceparent. */
+  traceparent?: string;
 }
+
+const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
 function readJson(body: RawWebhookBody | object): unknown {
   if (typeof body === "string" || body instanceof Uint8Array || body instanceof ArrayBuffer) {
@@ -64,5 +68,7 @@ export function parseWebhook(body: RawWebhookBody | object, options: ParseWebhoo
   }
   const event = { kind, id: result.data.id, data: result.data } as WebhookEvent;
   if (options.webhookId !== undefined) event.webhookId = options.webhookId;
+  const traceparent = options.traceparent?.trim();
+  if (traceparent !== undefined && TRACEPARENT.test(traceparent)) event.traceparent = traceparent;
   return event;
 }

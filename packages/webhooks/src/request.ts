@@ -54,5 +54,6 @@ export async function parseWebhookRequest(
   const body = await request.text();
   if (!allowUnsigned) return verifyWebhook(body, request.headers, secret, verifyOptions);
   const webhookId = request.headers.get(WEBHOOK_HEADERS.id) ?? undefined;
-  return parseWebhook(body, webhookId === undefined ? {} : { webhookId });
+  const traceparent = request.headers.get("traceparent") ?? undefined;
+  return parseWebhook(body, { ...(webhookId === undefined ? {} : { webhookId }), traceparent });
 }

@@ -170,7 +170,7 @@ export async function verifyWebhook(
   for (const key of keys) {
     for (const candidate of signatures) {
       if (await crypto.subtle.verify("HMAC", key, candidate, signed))
-        return parseWebhook(text, { webhookId: id });
+        return parseWebhook(text, { webhookId: id, traceparent: readHeader(headers, "traceparent") });
     }
   }
   throw new WebhookVerificationError(

@@ -5,6 +5,7 @@ import { DeliverySlots } from "./delivery-slots.js";
 import { ApiError } from "./http.js";
 import type { UlidFactory } from "./ids.js";
 import { type ScheduledTask, type Scheduler, unrefTimer } from "./scheduler.js";
+import { childTraceparent, type TraceContext } from "./trace-context.js";
 
 /** How much of a receiver's answer is read; the rest is discarded (a receiver may answer anything). */
 export const MAX_RECEIVER_BODY_BYTES = 64 * 1024;
@@ -45,6 +46,7 @@ interface DeliveryState {
   /** The account's signing secrets at the time of an attempt (none: unsigned). */
   secrets: () => readonly string[];
   duplicate: boolean;
+  trace: TraceContext | null;
   /** Attempts of the current cycle; a redelivery starts a new cycle of 8. */
   cycleAttempts: number;
   retry: ScheduledTask | null;
@@ -63,6 +65,8 @@ export interface WebhookEvent {
   secrets: () => readonly string[];
   duplicate: boolean;
   outOfOrder: boolean;
+  /** The trace of the request that created the resource: each attempt sends a `traceparent` in it. */
+  trace?: TraceContext | null;
 }
 
 const MAX_ATTEMPTS = WEBHOOK_RETRY_DELAYS_MS.length + 1;
@@ -108,6 +112,7 @@ export class Outbox {
       payload: JSON.stringify(event.body),
       secrets: event.secrets,
       duplicate: event.duplicate,
+      trace: event.trace ?? null,
       cycleAttempts: 0,
       retry: null,
       inFlight: null,
@@ -224,6 +229,7 @@ export class Outbox {
       [WEBHOOK_HEADERS.id]: d.entry.webhookId,
       [WEBHOOK_HEADERS.timestamp]: String(wallSeconds),
     };
+    if (d.trace) headers.traceparent = childTraceparent(d.trace);
     const secrets = d.secrets();
     if (secrets.length > 0) {
       // During a rotation's grace both secrets sign: Standard Webhooks separates signatures by a space.

@@ -24,6 +24,7 @@ import { createPayout, listPayouts, readListQuery } from "./payouts.js";
 import { orderOf, payinCreatedBody, payinJson, payoutCreatedJson } from "./records.js";
 import type { Route } from "./router.js";
 import type { MockState } from "./state.js";
+import { parseTraceparent } from "./trace-context.js";
 
 const HTML = { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } as const;
 // A page no other site may frame (clickjacking of a decision button).
@@ -111,7 +112,16 @@ function apiRoutes(state: MockState): Route[] {
       kind: "api",
       handle: ({ req }) => {
         const account = auth(req);
-        const { payin, pixCode } = createPayin(state, account, apiBody(req), req.base);
+        const trace = parseTraceparent(req.header("traceparent"));
+        state.creatingTrace = trace;
+        let created: ReturnType<typeof createPayin>;
+        try {
+          created = createPayin(state, account, apiBody(req), req.base);
+        } finally {
+          state.creatingTrace = null;
+        }
+        const { payin, pixCode } = created;
+        if (trace) state.traces.set(payin, trace);
         const sdkUrl = `${req.base}/_mock/acquirer/three-ds.js`;
         return jsonText(201, payinCreatedBody(payin, sdkUrl, pixCode));
       },
@@ -128,7 +138,16 @@ function apiRoutes(state: MockState): Route[] {
       kind: "api",
       handle: ({ req }) => {
         const account = auth(req);
-        return json(201, payoutCreatedJson(createPayout(state, account, apiBody(req))));
+        const trace = parseTraceparent(req.header("traceparent"));
+        state.creatingTrace = trace;
+        let payout: ReturnType<typeof createPayout>;
+        try {
+          payout = createPayout(state, account, apiBody(req));
+        } finally {
+          state.creatingTrace = null;
+        }
+        if (trace) state.traces.set(payout, trace);
+        return json(201, payoutCreatedJson(payout));
       },
     },
     {

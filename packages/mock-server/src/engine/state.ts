@@ -19,6 +19,7 @@ import { expireOnClock } from "./payins.js";
 import { PixDirectory, type PixDirectoryMode, type RegisterPixKeyParams } from "./pix-directory.js";
 import { type PayinRecord, type PayoutRecord, payinWebhookJson, payoutJson } from "./records.js";
 import { Scheduler, unrefTimer } from "./scheduler.js";
+import type { TraceContext } from "./trace-context.js";
 
 /** Options of a mock engine. */
 export interface EngineOptions {
@@ -89,6 +90,10 @@ export class MockState {
   readonly faults = new Faults();
   readonly rateLimiter = new RateLimiter();
   readonly outbox: Outbox;
+  /** The trace context of the request that created each payin/payout, carried to its webhooks. */
+  readonly traces = new WeakMap<PayinRecord | PayoutRecord, TraceContext>();
+  /** The trace context of the creating request being handled, for webhooks sent before it returns. */
+  creatingTrace: TraceContext | null = null;
   readonly accounts = new Map<string, Account>();
   readonly accountsByPublicKey = new Map<string, Account>();
   /** The merchant API's Basic auth over {@link accountsByPublicKey}. */
@@ -281,6 +286,7 @@ export class MockState {
       url: payin.webhookUrl,
       body: payinWebhookJson(payin),
       secrets: this.#signingSecretsOf(payin.accountId),
+      trace: this.traces.get(payin) ?? this.creatingTrace,
       duplicate: account?.webhookDuplicates ?? false,
       outOfOrder: account?.webhookOutOfOrder ?? false,
     });
@@ -306,6 +312,7 @@ export class MockState {
       url: payout.webhookUrl,
       body: payoutJson(payout),
       secrets: this.#signingSecretsOf(payout.accountId),
+      trace: this.traces.get(payout) ?? this.creatingTrace,
       duplicate: account?.webhookDuplicates ?? false,
       outOfOrder: account?.webhookOutOfOrder ?? false,
     });

@@ -115,3 +115,60 @@ function publicUrlOf(value: string | undefined): string | undefined {
     throw new Error("--public-url must be an http(s) URL without credentials, query or fragment");
   return url.href.replace(/\/$/, "");
 }
+
+/** The options of `paykit-mock doctor`. */
+export interface DoctorCliOptions {
+  url: string;
+  secret: string;
+  json: boolean;
+  stateUrl: string | undefined;
+  timeoutMs: number | undefined;
+}
+
+/** The usage text of `paykit-mock doctor --help`. */
+export const DOCTOR_USAGE = `Usage: paykit-mock doctor --url <receiver url> --secret <whsec_…> [options]
+
+  Sends your webhook receiver the deliveries a safe endpoint must handle and reports each case.
+
+  --url <url>             the receiver's URL
+  --secret <whsec_…>      the receiver's signing secret
+  --state-url <url>       GET <url>?id=<payout id> answers { "status" }: checks out-of-order handling
+  --timeout-ms <n>        how long to wait for each answer (default 10000, the mock's delivery timeout)
+  --json                  print { "cases": [...] } as JSON
+  --help                  show this text
+
+  Exit status 0 only when every required case passes.
+`;
+
+/** Reads `paykit-mock doctor`'s arguments; throws an Error whose message is meant for the user. */
+export function parseDoctorArgs(argv: string[]): DoctorCliOptions | "help" {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      url: { type: "string" },
+      secret: { type: "string" },
+      "state-url": { type: "string" },
+      "timeout-ms": { type: "string" },
+      json: { type: "boolean" },
+      help: { type: "boolean" },
+    },
+    strict: true,
+    allowPositionals: false,
+  });
+  if (values.help) return "help";
+  if (values.url === undefined) throw new Error("--url is required");
+  if (values.secret === undefined) throw new Error("--secret is required");
+  let timeoutMs: number | undefined;
+  if (values["timeout-ms"] !== undefined) {
+    timeoutMs = Number(values["timeout-ms"]);
+    if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
+      throw new Error(`--timeout-ms must be a positive integer, got ${values["timeout-ms"]}`);
+  }
+  return {
+    url: values.url,
+    secret: values.secret,
+    json: values.json ?? false,
+    stateUrl: values["state-url"],
+    timeoutMs,
+  };
+}

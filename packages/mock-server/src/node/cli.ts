@@ -1,5 +1,6 @@
+import { formatDoctorReport, runWebhookDoctor } from "../doctor/doctor.js";
 import { createEngine } from "../engine/engine.js";
-import { parseCliArgs, USAGE } from "./args.js";
+import { DOCTOR_USAGE, parseCliArgs, parseDoctorArgs, USAGE } from "./args.js";
 import { listen } from "./listen.js";
 
 /**
@@ -8,6 +9,7 @@ import { listen } from "./listen.js";
  * SIGINT and SIGTERM.
  */
 async function main(argv: string[]): Promise<void> {
+  if (argv[0] === "doctor") return doctor(argv.slice(1));
   let options: ReturnType<typeof parseCliArgs>;
   try {
     options = parseCliArgs(argv);
@@ -50,6 +52,32 @@ async function main(argv: string[]): Promise<void> {
   };
   process.once("SIGINT", stop);
   process.once("SIGTERM", stop);
+}
+
+/** `paykit-mock doctor`: runs the webhook doctor's battery against a receiver; exit 1 when a required case fails. */
+async function doctor(argv: string[]): Promise<void> {
+  let options: ReturnType<typeof parseDoctorArgs>;
+  try {
+    options = parseDoctorArgs(argv);
+  } catch (error) {
+    process.stderr.write(`paykit-mock doctor: ${(error as Error).message}\n\n${DOCTOR_USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  if (options === "help") {
+    process.stdout.write(DOCTOR_USAGE);
+    return;
+  }
+  const report = await runWebhookDoctor({
+    url: options.url,
+    secret: options.secret,
+    stateUrl: options.stateUrl,
+    timeoutMs: options.timeoutMs,
+  });
+  process.stdout.write(
+    options.json ? `${JSON.stringify({ cases: report.cases }, null, 2)}\n` : formatDoctorReport(report),
+  );
+  process.exitCode = report.ok ? 0 : 1;
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

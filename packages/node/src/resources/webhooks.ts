@@ -72,7 +72,8 @@ export class Webhooks {
     const { parseWebhook, verifyWebhook } = await import("@paykit/webhooks");
     if (!allowUnsigned) return verifyWebhook(rawBody, headers, this.#secret, verifyOptions);
     const webhookId = readHeader(headers, WEBHOOK_HEADERS.id);
-    return parseWebhook(rawBody, webhookId === undefined ? {} : { webhookId });
+    const traceparent = readHeader(headers, "traceparent");
+    return parseWebhook(rawBody, { ...(webhookId === undefined ? {} : { webhookId }), traceparent });
   }
 
   /**

@@ -145,3 +145,18 @@ describe("webhooks from the mock, verified and confirmed by the client", () => {
     await expect(unverified.webhooks.confirm(event)).rejects.toMatchObject({ name: "AuthenticationError" });
   });
 });
+
+describe("the trace of the creating call reaches the webhook handler", () => {
+  it("paykit.webhooks.parse exposes the delivery's traceparent, in the trace of payins.create", async () => {
+    const { api, paykit, deliveries } = await startWithWebhooks();
+    await using _ = api;
+    const traceId = "4bf92f3577b34da6a3ce929d0e0e4736";
+    const payin = await paykit.payins.create(pixPayin({ webhookUrl: "https://merchant.test/webhooks" }), {
+      headers: { traceparent: `00-${traceId}-00f067aa0ba902b7-01` },
+    });
+    await api.control.payPayin(payin.id);
+    await api.control.flushWebhooks();
+    const event = await paykit.webhooks.parse(deliveries[0]!.body, deliveries[0]!.headers);
+    expect(event.traceparent).toMatch(new RegExp(`^00-${traceId}-[0-9a-f]{16}-01$`));
+  });
+});

@@ -1,0 +1,209 @@
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { Webhook } from "standardwebhooks";
+import { afterEach, describe, expect, it } from "vitest";
+import { type DoctorReport, runWebhookDoctor } from "../src/index.js";
+import { parseDoctorArgs } from "../src/node/args.js";
+
+const SECRET = `whsec_${Buffer.from("doctor-test-secret-of-32-bytes!!").toString("base64")}`;
+const servers: Server[] = [];
+
+afterEach(async () => {
+  for (const s of servers.splice(0)) {
+    s.closeAllConnections();
+    await new Promise((r) => s.close(r));
+  }
+});
+
+type Handler = (req: IncomingMessage, body: string, res: ServerResponse) => void | Promise<void>;
+
+async function receiver(handler: Handler): Promise<string> {
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => void handler(req, Buffer.concat(chunks).toString("utf8"), res));
+  });
+  servers.push(server);
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A receiver done right: verify raw bytes, claim the id (409 while in progress), keep final statuses. */
+function safeHandler(opts: { ackInProgress?: boolean; parseFirst?: boolean } = {}) {
+  const wh = new Webhook(SECRET);
+  const seen = new Map<string, "running" | "done">();
+  const states = new Map<string, { status: string; updatedAt: string }>();
+  const handler: Handler = async (req, body, res) => {
+    if (req.method === "GET") {
+      const id = new URL(req.url ?? "/", "http://x").searchParams.get("id") ?? "";
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(states.get(id) ?? {}));
+      return;
+    }
+    let event: { id: string; status: string; updatedAt: string };
+    try {
+      if (opts.parseFirst) {
+        event = JSON.parse(body);
+        if (req.headers["webhook-signature"]) wh.verify(body, req.headers as Record<string, string>);
+      } else {
+        event = wh.verify(body, req.headers as Record<string, string>) as typeof event;
+      }
+    } catch {
+      res.writeHead(400).end("bad signature");
+      return;
+    }
+    const id = String(req.headers["webhook-id"]);
+    const state = seen.get(id);
+    if (state === "done" || (state === "running" && opts.ackInProgress)) {
+      res.writeHead(200).end("duplicate");
+      return;
+    }
+    if (state === "running") {
+      res.writeHead(409).end("in progress");
+      return;
+    }
+    seen.set(id, "running");
+    await sleep(400);
+    const held = states.get(event.id);
+    if (!held || held.updatedAt < event.updatedAt)
+      states.set(event.id, { status: event.status, updatedAt: event.updatedAt });
+    seen.set(id, "done");
+    res.writeHead(200).end("ok");
+  };
+  return handler;
+}
+
+const failed = (r: DoctorReport) => r.cases.filter((c) => c.required && !c.passed).map((c) => c.name);
+
+describe("runWebhookDoctor", () => {
+  it("passes a safe receiver, out-of-order checked through --state-url", async () => {
+    const url = await receiver(safeHandler());
+    const report = await runWebhookDoctor({ url, secret: SECRET, stateUrl: url, timeoutMs: 2000 });
+    expect(failed(report)).toEqual([]);
+    expect(report.ok).toBe(true);
+    expect(report.cases.map((c) => c.name)).toEqual([
+      "valid-payin",
+      "valid-payout",
+      "duplicate",
+      "in-progress-duplicate",
+      "tampered-body",
+      "wrong-secret",
+      "unsigned",
+      "stale-timestamp",
+      "future-timestamp",
+      "out-of-order",
+      "charset-content-type",
+      "response-time",
+    ]);
+    const order = report.cases.find((c) => c.name === "out-of-order");
+    expect(order).toMatchObject({ required: true, passed: true });
+    expect(order?.got).toContain("state: COMPLETED");
+  });
+
+  it("fails a receiver that accepts anything on every signature case", async () => {
+    const url = await receiver((_req, _body, res) => void res.writeHead(200).end());
+    const report = await runWebhookDoctor({ url, secret: SECRET, timeoutMs: 2000 });
+    expect(failed(report)).toEqual([
+      "tampered-body",
+      "wrong-secret",
+      "unsigned",
+      "stale-timestamp",
+      "future-timestamp",
+    ]);
+    expect(report.ok).toBe(false);
+    expect(report.cases.find((c) => c.name === "unsigned")?.fix).toMatch(/signature/);
+  });
+
+  it("fails a receiver that parses JSON and skips verification when the signature is missing", async () => {
+    const url = await receiver(safeHandler({ parseFirst: true }));
+    const report = await runWebhookDoctor({ url, secret: SECRET, timeoutMs: 2000 });
+    expect(failed(report)).toEqual(["unsigned"]);
+  });
+
+  it("fails a receiver that acknowledges an in-progress duplicate", async () => {
+    const url = await receiver(safeHandler({ ackInProgress: true }));
+    const report = await runWebhookDoctor({ url, secret: SECRET, timeoutMs: 2000 });
+    expect(failed(report)).toEqual(["in-progress-duplicate"]);
+  });
+
+  it("fails a receiver that never answers, within the given timeout", async () => {
+    const url = await receiver(() => undefined);
+    const started = Date.now();
+    const report = await runWebhookDoctor({ url, secret: SECRET, timeoutMs: 150 });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(failed(report)).toContain("valid-payin");
+    expect(failed(report)).toContain("response-time");
+    expect(report.cases.find((c) => c.name === "valid-payin")?.got).toBe("no answer within 150 ms");
+  });
+
+  it("names the bad option", async () => {
+    await expect(runWebhookDoctor({ url: "ftp://x", secret: SECRET })).rejects.toThrow(/url/);
+    await expect(runWebhookDoctor({ url: "http://127.0.0.1:1/", secret: "nope" })).rejects.toThrow(/secret/);
+  });
+});
+
+describe("paykit-mock doctor", () => {
+  it("prints the cases as JSON and exits 1 when a required case fails, 0 when all pass", async () => {
+    const cli = fileURLToPath(new URL("../src/node/cli.ts", import.meta.url));
+    const loader = pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm")).href;
+    const run = async (url: string) => {
+      const child = spawn(
+        process.execPath,
+        [
+          "--import",
+          loader,
+          "--conditions=@paykit/source",
+          cli,
+          "doctor",
+          "--url",
+          url,
+          "--secret",
+          SECRET,
+          "--json",
+        ],
+        { stdio: ["ignore", "pipe", "inherit"] },
+      );
+      let out = "";
+      child.stdout.on("data", (c: Buffer) => {
+        out += c.toString();
+      });
+      const [code] = await once(child, "exit");
+      return { code, json: JSON.parse(out) as { cases: Array<Record<string, unknown>> } };
+    };
+    const bad = await run(await receiver((_req, _body, res) => void res.writeHead(204).end()));
+    expect(bad.code).toBe(1);
+    expect(Object.keys(bad.json.cases[0] ?? {})).toEqual([
+      "name",
+      "required",
+      "passed",
+      "expected",
+      "got",
+      "fix",
+    ]);
+    expect(bad.json.cases.find((c) => c.name === "wrong-secret")).toMatchObject({
+      required: true,
+      passed: false,
+    });
+    const good = await run(await receiver(safeHandler()));
+    expect(good.code).toBe(0);
+  }, 30_000);
+
+  it("names the missing or bad argument", () => {
+    expect(() => parseDoctorArgs(["--secret", SECRET])).toThrow("--url is required");
+    expect(() => parseDoctorArgs(["--url", "http://x"])).toThrow("--secret is required");
+    expect(() => parseDoctorArgs(["--url", "http://x", "--secret", SECRET, "--timeout-ms", "0"])).toThrow(
+      "--timeout-ms",
+    );
+    expect(
+      parseDoctorArgs(["--url", "http://x", "--secret", SECRET, "--state-url", "http://y"]),
+    ).toMatchObject({
+      stateUrl: "http://y",
+      json: false,
+    });
+  });
+});

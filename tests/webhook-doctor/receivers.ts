@@ -1,0 +1,54 @@
+import type { AddressInfo } from "node:net";
+import { Paykit } from "@paykit/node";
+import { createApp } from "../../examples/express-backend/src/app.js";
+import { createWebhookApp } from "../../examples/hono-edge/src/app.js";
+
+/** A recipe's webhook receiver, started as its own smoke test starts it. */
+export interface StartedReceiver {
+  url: string;
+  /** Set when the receiver is served in-process (web-standard apps): the doctor sends through it. */
+  fetch?: (url: string, init: RequestInit) => Promise<Response>;
+  close(): Promise<void>;
+}
+
+/**
+ * Every webhook receiver recipe in examples/, in ONE place: a new recipe appends an entry here and the
+ * doctor test runs its battery against it.
+ */
+export const RECIPE_RECEIVERS: ReadonlyArray<{
+  name: string;
+  start(secret: string): Promise<StartedReceiver>;
+}> = [
+  {
+    name: "express-backend",
+    async start(secret) {
+      // The webhook route needs no API calls; the client is only there because the app serves both.
+      const paykit = new Paykit({
+        publicKey: "pk_test_doctor00",
+        secretKey: "sk_test_doctor00",
+        baseUrl: "http://127.0.0.1:9",
+      });
+      const app = createApp({ paykit, webhookSecret: secret, onEvent: () => undefined });
+      const server = app.listen(0, "127.0.0.1");
+      await new Promise((resolve) => server.once("listening", resolve));
+      return {
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks/paykit`,
+        async close() {
+          server.closeAllConnections();
+          await new Promise((resolve) => server.close(resolve));
+        },
+      };
+    },
+  },
+  {
+    name: "hono-edge",
+    async start(secret) {
+      const app = createWebhookApp({ secret, onEvent: () => undefined });
+      return {
+        url: "http://hono-edge.test/webhooks/paykit",
+        fetch: async (url, init) => app.request(url, init),
+        async close() {},
+      };
+    },
+  },
+];
