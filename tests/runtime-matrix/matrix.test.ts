@@ -1,0 +1,262 @@
+import { execFile, execFileSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+// The runtimes we promise, each running one scenario (payin, signed webhook, two typed errors) on
+// the packed tarballs installed into a fresh project, against the mock started from that same install.
+const here = fileURLToPath(new URL(".", import.meta.url));
+const root = join(here, "../..");
+const bin = (...path: string[]) => join(here, "node_modules", ...path);
+const PACKAGES = ["contract", "webhooks", "node", "mock-server", "browser"] as const;
+const PER_RUNTIME_MS = 60_000;
+
+interface Runtime {
+  name: string;
+  command: string;
+  args: string[];
+}
+
+let project: string;
+let mock: { url: string; close(): Promise<void> };
+const controlOf = (server: unknown) =>
+  (server as { control: { createAccount(params: object): Promise<object> } }).control;
+let config: string;
+let runtimes: Runtime[];
+const results = new Map<string, Promise<Record<string, string>>>();
+
+const ESM_IMPORTS = `import { InvalidPixKeyError, Paykit } from "@paykit/node";
+import { parseWebhookRequest, WebhookVerificationError } from "@paykit/webhooks";
+import { signWebhook } from "@paykit/webhooks/testing";
+import { runScenario } from "./core.mjs";
+const deps = { Paykit, InvalidPixKeyError, parseWebhookRequest, WebhookVerificationError, signWebhook };
+`;
+
+function writeScenarioFiles(): void {
+  const core = readFileSync(join(here, "scenario/core.mjs"), "utf8");
+  writeFileSync(join(project, "core.mjs"), core);
+  writeFileSync(
+    join(project, "core.cjs"),
+    `${core.replace("export async function runScenario", "async function runScenario")}\nmodule.exports = { runScenario };\n`,
+  );
+  const readConfig = `JSON.parse(globalThis.Deno ? Deno.env.get("PAYKIT_MATRIX_CONFIG") : process.env.PAYKIT_MATRIX_CONFIG)`;
+  writeFileSync(
+    join(project, "scenario.mjs"),
+    `${ESM_IMPORTS}console.log("RESULT " + JSON.stringify(await runScenario(${readConfig}, deps)));\n`,
+  );
+  writeFileSync(
+    join(project, "scenario.cjs"),
+    `const { InvalidPixKeyError, Paykit } = require("@paykit/node");
+const { parseWebhookRequest, WebhookVerificationError } = require("@paykit/webhooks");
+const { signWebhook } = require("@paykit/webhooks/testing");
+const { runScenario } = require("./core.cjs");
+const deps = { Paykit, InvalidPixKeyError, parseWebhookRequest, WebhookVerificationError, signWebhook };
+runScenario(${readConfig}, deps).then(
+  (result) => console.log("RESULT " + JSON.stringify(result)),
+  (error) => { console.error(error); process.exitCode = 1; },
+);
+`,
+  );
+  writeFileSync(
+    join(project, "worker.mjs"),
+    `${ESM_IMPORTS}export default {
+  async fetch(_request, env) {
+    try {
+      return Response.json(await runScenario(JSON.parse(env.CONFIG), deps));
+    } catch (error) {
+      return new Response(String(error?.stack ?? error), { status: 500 });
+    }
+  },
+};
+`,
+  );
+  writeFileSync(
+    join(project, "edge.mjs"),
+    `${ESM_IMPORTS}globalThis.__paykitMatrix = runScenario(JSON.parse(globalThis.PAYKIT_MATRIX_CONFIG), deps);\n`,
+  );
+}
+
+async function bundle(entry: string, outfile: string, format: "esm" | "iife", conditions: string[]) {
+  await build({
+    absWorkingDir: project,
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    format,
+    platform: "browser",
+    conditions,
+    target: "es2022",
+    logLevel: "error",
+  });
+}
+
+beforeAll(async () => {
+  project = mkdtempSync(join(tmpdir(), "paykit-matrix-"));
+  const tarballs = join(project, "tarballs");
+  mkdirSync(tarballs);
+  for (const dir of PACKAGES) {
+    execFileSync("pnpm", ["pack", "--pack-destination", tarballs], {
+      cwd: join(root, "packages", dir),
+      stdio: "pipe",
+    });
+  }
+  const overrides: Record<string, string> = {};
+  for (const file of readdirSync(tarballs)) {
+    const name = `@paykit/${file.replace(/^paykit-/, "").replace(/-\d+\.\d+\.\d+.*\.tgz$/, "")}`;
+    overrides[name] = `file:./tarballs/${file}`;
+  }
+  // msw: the mock's optional peer (its /msw entry); @types/node: what a Node merchant has for the types.
+  const dependencies = { ...overrides, msw: "2.15.0", "@types/node": "20.19.43" };
+  const manifest = { name: "merchant-app", private: true, type: "module", dependencies, overrides };
+  writeFileSync(join(project, "package.json"), JSON.stringify(manifest, null, 2));
+  execFileSync("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", "--ignore-scripts"], {
+    cwd: project,
+    stdio: "pipe",
+  });
+
+  // The mock, from the tarball this project installed.
+  const require = createRequire(join(project, "package.json"));
+  const mockServer = require("@paykit/mock-server");
+  const { generateWebhookSecret } = require("@paykit/webhooks/testing");
+  mock = await mockServer.createMockServer({ port: 0, host: "127.0.0.1" });
+  const account = await controlOf(mock).createAccount({ webhookSecret: generateWebhookSecret() });
+  const keys = account as { publicKey: string; secretKey: string; webhookSecret: string };
+  config = JSON.stringify({
+    baseUrl: mock.url,
+    publicKey: keys.publicKey,
+    secretKey: keys.secretKey,
+    webhookSecret: keys.webhookSecret,
+    payin: mockServer.samplePayin("PIX", { amount: 12_345, referenceId: "matrix-order" }),
+  });
+
+  writeScenarioFiles();
+  await bundle("worker.mjs", "worker.bundle.mjs", "esm", ["workerd", "worker", "browser"]);
+  await bundle("edge.mjs", "edge.bundle.js", "iife", ["edge-light", "worker", "browser"]);
+
+  const node22 = bin("node22/bin/node");
+  const node24 = bin("node24/bin/node");
+  const system = process.execPath;
+  const major = process.versions.node.split(".")[0];
+  runtimes = [
+    { name: `node${major}-esm`, command: system, args: ["scenario.mjs"] },
+    { name: `node${major}-cjs`, command: system, args: ["scenario.cjs"] },
+    { name: "node22-esm", command: node22, args: ["scenario.mjs"] },
+    { name: "node22-cjs", command: node22, args: ["scenario.cjs"] },
+    { name: "node24-esm", command: node24, args: ["scenario.mjs"] },
+    { name: "node24-cjs", command: node24, args: ["scenario.cjs"] },
+    { name: "bun-esm", command: bin("bun/bin/bun.exe"), args: ["scenario.mjs"] },
+    { name: "bun-cjs", command: bin("bun/bin/bun.exe"), args: ["scenario.cjs"] },
+    {
+      name: "deno-esm",
+      command: bin("deno/deno"),
+      args: [
+        "run",
+        "--quiet",
+        "--no-prompt",
+        "--allow-net=127.0.0.1",
+        "--allow-env",
+        "--allow-read",
+        "scenario.mjs",
+      ],
+    },
+    {
+      name: "workerd",
+      command: node24,
+      args: [join(here, "drivers/workerd.mjs"), join(project, "worker.bundle.mjs")],
+    },
+    {
+      name: "edge-runtime",
+      command: system,
+      args: [join(here, "drivers/edge.mjs"), join(project, "edge.bundle.js")],
+    },
+  ];
+  // Two at a time (CI has 2 cores): each runtime's promise is created here and awaited by its test.
+  const queue = [...runtimes];
+  const workers = Array.from({ length: 2 }, async () => {
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      const runtime = next;
+      const done = runScenario(runtime);
+      results.set(runtime.name, done);
+      await done.catch(() => undefined);
+    }
+  });
+  void Promise.all(workers);
+  while (results.size < runtimes.length) await new Promise((resolve) => setTimeout(resolve, 10));
+}, 300_000);
+
+afterAll(async () => {
+  await mock?.close();
+  if (project) rmSync(project, { recursive: true, force: true });
+  const passed = [...results.keys()].filter((name) => settled.get(name) === "ok");
+  console.log(
+    `runtime-matrix: ${passed.length}/${runtimes?.length ?? 0} runtimes passed: ${passed.join(", ")}`,
+  );
+});
+
+const settled = new Map<string, "ok" | "failed">();
+
+function runScenario(runtime: Runtime): Promise<Record<string, string>> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      runtime.command,
+      runtime.args,
+      {
+        cwd: project,
+        timeout: PER_RUNTIME_MS,
+        env: { ...process.env, PAYKIT_MATRIX_CONFIG: config, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
+        maxBuffer: 4 * 1024 * 1024,
+      },
+      (error, stdout, stderr) => {
+        const line = stdout.split("\n").find((l) => l.startsWith("RESULT "));
+        if (error || !line) {
+          settled.set(runtime.name, "failed");
+          console.log(`runtime-matrix: ${runtime.name} FAILED`);
+          reject(
+            new Error(`${runtime.name} failed (${error?.message ?? "no RESULT line"})\n${stdout}\n${stderr}`),
+          );
+          return;
+        }
+        const result = JSON.parse(line.slice("RESULT ".length)) as Record<string, string>;
+        settled.set(runtime.name, "ok");
+        console.log(
+          `runtime-matrix: ${runtime.name} ok (payin ${result.payin}, webhook verified, ${result.payoutError}; ${result.secretMissing})`,
+        );
+        resolve(result);
+      },
+    );
+  });
+}
+
+describe("the scenario on every runtime, from the packed tarballs", () => {
+  const names = [
+    "node-esm",
+    "node-cjs",
+    "node22-esm",
+    "node22-cjs",
+    "node24-esm",
+    "node24-cjs",
+    "bun-esm",
+    "bun-cjs",
+    "deno-esm",
+    "workerd",
+    "edge-runtime",
+  ];
+  it.each(names)(
+    "%s: payin, signed webhook, typed errors",
+    async (label) => {
+      const runtime = runtimes.find((r) => r.name === label || r.name.replace(/^node\d+/, "node") === label);
+      expect(runtime).toBeDefined();
+      const result = await results.get(runtime?.name ?? "");
+      expect(result?.payin).toMatch(/^pi_/);
+      expect(result?.webhook).toBe(`verified payin ${result?.payin}`);
+      expect(result?.tampered).toMatch(/^WebhookVerificationError /);
+      expect(result?.payoutError).toBe("InvalidPixKeyError INVALID_PIX_KEY");
+      expect(result?.secretMissing).toBe("WebhookVerificationError SECRET_MISSING");
+    },
+    PER_RUNTIME_MS * 6,
+  );
+});

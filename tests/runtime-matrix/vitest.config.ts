@@ -1,0 +1,5 @@
+import { defineProject } from "vitest/config";
+
+export default defineProject({
+  test: { name: "runtime-matrix", include: ["*.test.ts"], testTimeout: 180_000, hookTimeout: 300_000 },
+});
