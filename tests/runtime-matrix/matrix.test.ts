@@ -308,12 +308,13 @@ function typecheck(compiler: keyof typeof COMPILERS, resolution: keyof typeof RE
   });
 }
 
-describe("TypeScript consumers of every entry point, from the packed tarballs", () => {
+// Concurrent, two at a time (maxConcurrency in vitest.config.ts): tsc takes ~8 s a run on 2 cores.
+describe.concurrent("TypeScript consumers of every entry point, from the packed tarballs", () => {
   const cases = (["typescript-5", "typescript-7"] as const).flatMap((compiler) =>
     (["node16", "nodenext", "bundler"] as const).map((resolution) => [compiler, resolution] as const),
   );
 
-  it.each(cases)("%s, moduleResolution %s: clean", async (compiler, resolution) => {
+  it.for(cases)("%s, moduleResolution %s: clean", async ([compiler, resolution], { expect }) => {
     const { ok, output } = await typecheck(compiler, resolution, [
       "consumer-roots.ts",
       "consumer-subpaths.ts",
@@ -323,13 +324,15 @@ describe("TypeScript consumers of every entry point, from the packed tarballs", 
     expect(ok).toBe(true);
   });
 
-  it("typescript-5, moduleResolution node10: the root entry points type-check", async () => {
+  it("typescript-5, moduleResolution node10: the root entry points type-check", async ({ expect }) => {
     const { ok, output } = await typecheck("typescript-5", "node10", ["consumer-roots.ts"]);
     expect(output).toBe("");
     expect(ok).toBe(true);
   });
 
-  it("typescript-5, moduleResolution node10: subpaths either resolve or fail only as 'cannot find module' (docs/decisions.md)", async () => {
+  it("typescript-5, moduleResolution node10: subpaths either resolve or fail only as 'cannot find module' (docs/decisions.md)", async ({
+    expect,
+  }) => {
     const { ok, output } = await typecheck("typescript-5", "node10", ["consumer-subpaths.ts"]);
     const errors = output.split("\n").filter((line) => line.includes("error TS"));
     const unresolved = errors.map((line) => /error TS2307: Cannot find module '([^']+)'/.exec(line)?.[1]);
