@@ -302,7 +302,7 @@ const RESOLUTIONS = {
 } as const;
 
 function typecheck(compiler: keyof typeof COMPILERS, resolution: keyof typeof RESOLUTIONS, files: string[]) {
-  const name = `tsconfig.${compiler}.${resolution}.${files.length}.json`;
+  const name = `tsconfig.${compiler}.${resolution}.${files.map((file) => file.replace(/\.ts$/, "")).join("+")}.json`;
   const compilerOptions = {
     ...RESOLUTIONS[resolution],
     target: "es2022",
