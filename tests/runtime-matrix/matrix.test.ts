@@ -1,0 +1,362 @@
+import { execFile, execFileSync } from "node:child_process";
+import {
+  copyFileSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { build } from "esbuild";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+// The runtimes we promise, each running one scenario (payin, signed webhook, two typed errors) on
+// the packed tarballs installed into a fresh project, against the mock started from that same install.
+const here = fileURLToPath(new URL(".", import.meta.url));
+const root = join(here, "../..");
+const bin = (...path: string[]) => join(here, "node_modules", ...path);
+const PACKAGES = ["contract", "webhooks", "node", "mock-server", "browser"] as const;
+const PER_RUNTIME_MS = 60_000;
+// The machine's Node (the one running vitest), named by its major version; "-installed" if it is also
+// one of the registry Nodes of the matrix.
+const MAJOR = process.versions.node.split(".")[0] ?? "";
+const INSTALLED_NAME = ["22", "24"].includes(MAJOR) ? `node${MAJOR}-installed` : `node${MAJOR}`;
+const NODE_INSTALLED = [`${INSTALLED_NAME}-esm`, `${INSTALLED_NAME}-cjs`] as const;
+
+interface Runtime {
+  name: string;
+  command: string;
+  args: string[];
+}
+
+let project: string;
+let mock: { url: string; close(): Promise<void> };
+const controlOf = (server: unknown) =>
+  (server as { control: { createAccount(params: object): Promise<object> } }).control;
+let config: string;
+let runtimes: Runtime[];
+const results = new Map<string, Promise<Record<string, string>>>();
+
+const ESM_IMPORTS = `import { InvalidPixKeyError, Paykit } from "@paykit/node";
+import { parseWebhookRequest, WebhookVerificationError } from "@paykit/webhooks";
+import { signWebhook } from "@paykit/webhooks/testing";
+import { runScenario } from "./core.mjs";
+const deps = { Paykit, InvalidPixKeyError, parseWebhookRequest, WebhookVerificationError, signWebhook };
+`;
+
+function writeScenarioFiles(): void {
+  const core = readFileSync(join(here, "scenario/core.mjs"), "utf8");
+  writeFileSync(join(project, "core.mjs"), core);
+  writeFileSync(
+    join(project, "core.cjs"),
+    `${core.replace("export async function runScenario", "async function runScenario")}\nmodule.exports = { runScenario };\n`,
+  );
+  const readConfig = `JSON.parse(globalThis.Deno ? Deno.env.get("PAYKIT_MATRIX_CONFIG") : process.env.PAYKIT_MATRIX_CONFIG)`;
+  writeFileSync(
+    join(project, "scenario.mjs"),
+    `${ESM_IMPORTS}console.log("RESULT " + JSON.stringify(await runScenario(${readConfig}, deps)));\n`,
+  );
+  writeFileSync(
+    join(project, "scenario.cjs"),
+    `const { InvalidPixKeyError, Paykit } = require("@paykit/node");
+const { parseWebhookRequest, WebhookVerificationError } = require("@paykit/webhooks");
+const { signWebhook } = require("@paykit/webhooks/testing");
+const { runScenario } = require("./core.cjs");
+const deps = { Paykit, InvalidPixKeyError, parseWebhookRequest, WebhookVerificationError, signWebhook };
+runScenario(${readConfig}, deps).then(
+  (result) => console.log("RESULT " + JSON.stringify(result)),
+  (error) => { console.error(error); process.exitCode = 1; },
+);
+`,
+  );
+  writeFileSync(
+    join(project, "worker.mjs"),
+    `${ESM_IMPORTS}export default {
+  async fetch(_request, env) {
+    try {
+      return Response.json(await runScenario(JSON.parse(env.CONFIG), deps));
+    } catch (error) {
+      return new Response(String(error?.stack ?? error), { status: 500 });
+    }
+  },
+};
+`,
+  );
+  writeFileSync(
+    join(project, "edge.mjs"),
+    `${ESM_IMPORTS}globalThis.__paykitMatrix = runScenario(JSON.parse(globalThis.PAYKIT_MATRIX_CONFIG), deps);\n`,
+  );
+}
+
+async function bundle(entry: string, outfile: string, format: "esm" | "iife", conditions: string[]) {
+  await build({
+    absWorkingDir: project,
+    entryPoints: [entry],
+    outfile,
+    bundle: true,
+    format,
+    platform: "browser",
+    conditions,
+    target: "es2022",
+    logLevel: "error",
+  });
+}
+
+beforeAll(async () => {
+  project = mkdtempSync(join(tmpdir(), "paykit-matrix-"));
+  const tarballs = join(project, "tarballs");
+  mkdirSync(tarballs);
+  for (const dir of PACKAGES) {
+    execFileSync("pnpm", ["pack", "--pack-destination", tarballs], {
+      cwd: join(root, "packages", dir),
+      stdio: "pipe",
+    });
+  }
+  const overrides: Record<string, string> = {};
+  for (const file of readdirSync(tarballs)) {
+    const name = `@paykit/${file.replace(/^paykit-/, "").replace(/-\d+\.\d+\.\d+.*\.tgz$/, "")}`;
+    overrides[name] = `file:./tarballs/${file}`;
+  }
+  // msw: the mock's optional peer (its /msw entry); @types/node: what a Node merchant has for the types.
+  const dependencies = { ...overrides, msw: "2.15.0", "@types/node": "20.19.43" };
+  const manifest = { name: "merchant-app", private: true, type: "module", dependencies, overrides };
+  writeFileSync(join(project, "package.json"), JSON.stringify(manifest, null, 2));
+  execFileSync("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", "--ignore-scripts"], {
+    cwd: project,
+    stdio: "pipe",
+  });
+
+  // The mock, from the tarball this project installed.
+  const require = createRequire(join(project, "package.json"));
+  const mockServer = require("@paykit/mock-server");
+  const { generateWebhookSecret } = require("@paykit/webhooks/testing");
+  mock = await mockServer.createMockServer({ port: 0, host: "127.0.0.1" });
+  const account = await controlOf(mock).createAccount({ webhookSecret: generateWebhookSecret() });
+  const keys = account as { publicKey: string; secretKey: string; webhookSecret: string };
+  config = JSON.stringify({
+    baseUrl: mock.url,
+    publicKey: keys.publicKey,
+    secretKey: keys.secretKey,
+    webhookSecret: keys.webhookSecret,
+    payin: mockServer.samplePayin("PIX", { amount: 12_345, referenceId: "matrix-order" }),
+  });
+
+  writeScenarioFiles();
+  for (const file of ["roots", "subpaths"]) {
+    copyFileSync(join(here, `consumer/${file}.ts`), join(project, `consumer-${file}.ts`));
+  }
+  await bundle("worker.mjs", "worker.bundle.mjs", "esm", ["workerd", "worker", "browser"]);
+  await bundle("edge.mjs", "edge.bundle.js", "iife", ["edge-light", "worker", "browser"]);
+
+  const node22 = bin("node22/bin/node");
+  const node24 = bin("node24/bin/node");
+  const system = process.execPath;
+  runtimes = [
+    { name: NODE_INSTALLED[0], command: system, args: ["scenario.mjs"] },
+    { name: NODE_INSTALLED[1], command: system, args: ["scenario.cjs"] },
+    { name: "node22-esm", command: node22, args: ["scenario.mjs"] },
+    { name: "node22-cjs", command: node22, args: ["scenario.cjs"] },
+    { name: "node24-esm", command: node24, args: ["scenario.mjs"] },
+    { name: "node24-cjs", command: node24, args: ["scenario.cjs"] },
+    { name: "bun-esm", command: bin("bun/bin/bun.exe"), args: ["scenario.mjs"] },
+    { name: "bun-cjs", command: bin("bun/bin/bun.exe"), args: ["scenario.cjs"] },
+    {
+      name: "deno-esm",
+      command: bin("deno/deno"),
+      args: [
+        "run",
+        "--quiet",
+        "--no-prompt",
+        "--allow-net=127.0.0.1",
+        "--allow-env",
+        "--allow-read",
+        "scenario.mjs",
+      ],
+    },
+    {
+      name: "deno-cjs",
+      command: bin("deno/deno"),
+      args: [
+        "run",
+        "--quiet",
+        "--no-prompt",
+        "--allow-net=127.0.0.1",
+        "--allow-env",
+        "--allow-read",
+        "scenario.cjs",
+      ],
+    },
+    {
+      name: "workerd",
+      command: node24,
+      args: [join(here, "drivers/workerd.mjs"), join(project, "worker.bundle.mjs")],
+    },
+    {
+      name: "edge-runtime",
+      command: system,
+      args: [join(here, "drivers/edge.mjs"), join(project, "edge.bundle.js")],
+    },
+  ];
+  // Two at a time (CI has 2 cores): each runtime's promise is created here and awaited by its test.
+  const queue = [...runtimes];
+  const workers = Array.from({ length: 2 }, async () => {
+    for (let next = queue.shift(); next; next = queue.shift()) {
+      const runtime = next;
+      const done = runScenario(runtime);
+      results.set(runtime.name, done);
+      await done.catch(() => undefined);
+    }
+  });
+  void Promise.all(workers);
+  while (results.size < runtimes.length) await new Promise((resolve) => setTimeout(resolve, 10));
+}, 300_000);
+
+afterAll(async () => {
+  await mock?.close();
+  if (project) rmSync(project, { recursive: true, force: true });
+  const passed = [...results.keys()].filter((name) => settled.get(name) === "ok");
+  console.log(
+    `runtime-matrix: ${passed.length}/${runtimes?.length ?? 0} runtimes passed: ${passed.join(", ")}`,
+  );
+});
+
+const settled = new Map<string, "ok" | "failed">();
+
+function runScenario(runtime: Runtime): Promise<Record<string, string>> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      runtime.command,
+      runtime.args,
+      {
+        cwd: project,
+        timeout: PER_RUNTIME_MS,
+        env: { ...process.env, PAYKIT_MATRIX_CONFIG: config, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
+        maxBuffer: 4 * 1024 * 1024,
+      },
+      (error, stdout, stderr) => {
+        const line = stdout.split("\n").find((l) => l.startsWith("RESULT "));
+        if (error || !line) {
+          settled.set(runtime.name, "failed");
+          console.log(`runtime-matrix: ${runtime.name} FAILED`);
+          reject(
+            new Error(`${runtime.name} failed (${error?.message ?? "no RESULT line"})\n${stdout}\n${stderr}`),
+          );
+          return;
+        }
+        const result = JSON.parse(line.slice("RESULT ".length)) as Record<string, string>;
+        settled.set(runtime.name, "ok");
+        console.log(
+          `runtime-matrix: ${runtime.name} ok (payin ${result.payin}, webhook verified, ${result.payoutError}; ${result.secretMissing})`,
+        );
+        resolve(result);
+      },
+    );
+  });
+}
+
+describe("the scenario on every runtime, from the packed tarballs", () => {
+  const names = [
+    ...NODE_INSTALLED,
+    "node22-esm",
+    "node22-cjs",
+    "node24-esm",
+    "node24-cjs",
+    "bun-esm",
+    "bun-cjs",
+    "deno-esm",
+    "deno-cjs",
+    "workerd",
+    "edge-runtime",
+  ];
+  it.each(names)(
+    "%s: payin, signed webhook, typed errors",
+    async (label) => {
+      const runtime = runtimes.find((r) => r.name === label);
+      expect(runtime).toBeDefined();
+      const result = await results.get(runtime?.name ?? "");
+      expect(result?.payin).toMatch(/^pi_/);
+      expect(result?.webhook).toBe(`verified payin ${result?.payin}`);
+      expect(result?.tampered).toMatch(/^WebhookVerificationError /);
+      expect(result?.payoutError).toBe("InvalidPixKeyError INVALID_PIX_KEY");
+      expect(result?.secretMissing).toBe("WebhookVerificationError SECRET_MISSING");
+    },
+    PER_RUNTIME_MS * 6,
+  );
+});
+
+// TypeScript consumers: the merchant files in consumer/, checked against the installed tarballs.
+const COMPILERS = {
+  "typescript-5": () => bin("typescript/bin/tsc"),
+  "typescript-7": () => bin("@typescript/native-preview/bin/tsgo"),
+} as const;
+const RESOLUTIONS = {
+  node16: { module: "node16", moduleResolution: "node16" },
+  nodenext: { module: "nodenext", moduleResolution: "nodenext" },
+  bundler: { module: "preserve", moduleResolution: "bundler" },
+  node10: { module: "commonjs", moduleResolution: "node10" },
+} as const;
+
+function typecheck(compiler: keyof typeof COMPILERS, resolution: keyof typeof RESOLUTIONS, files: string[]) {
+  const name = `tsconfig.${compiler}.${resolution}.${files.map((file) => file.replace(/\.ts$/, "")).join("+")}.json`;
+  const compilerOptions = {
+    ...RESOLUTIONS[resolution],
+    target: "es2022",
+    lib: ["es2022", "dom"],
+    strict: true,
+    noEmit: true,
+    // Most merchants' setting; and checking zod's, msw's and @types/node's own files took ~25 s a run.
+    skipLibCheck: true,
+    esModuleInterop: true,
+    types: ["node"],
+  };
+  writeFileSync(join(project, name), JSON.stringify({ compilerOptions, files }, null, 2));
+  return new Promise<{ ok: boolean; output: string }>((resolve) => {
+    execFile(
+      process.execPath,
+      [COMPILERS[compiler](), "-p", name, "--pretty", "false"],
+      { cwd: project, timeout: 120_000, maxBuffer: 4 * 1024 * 1024 },
+      (error, stdout, stderr) => resolve({ ok: !error, output: `${stdout}${stderr}`.trim() }),
+    );
+  });
+}
+
+// Concurrent, two at a time (maxConcurrency in vitest.config.ts): tsc takes ~8 s a run on 2 cores.
+describe.concurrent("TypeScript consumers of every entry point, from the packed tarballs", () => {
+  const cases = (["typescript-5", "typescript-7"] as const).flatMap((compiler) =>
+    (["node16", "nodenext", "bundler"] as const).map((resolution) => [compiler, resolution] as const),
+  );
+
+  it.for(cases)("%s, moduleResolution %s: clean", async ([compiler, resolution], { expect }) => {
+    const { ok, output } = await typecheck(compiler, resolution, [
+      "consumer-roots.ts",
+      "consumer-subpaths.ts",
+    ]);
+    console.log(`runtime-matrix: ${compiler} ${resolution} ${ok ? "ok" : "FAILED"}`);
+    expect(output).toBe("");
+    expect(ok).toBe(true);
+  });
+
+  it("typescript-5, moduleResolution node10: the root entry points type-check", async ({ expect }) => {
+    const { ok, output } = await typecheck("typescript-5", "node10", ["consumer-roots.ts"]);
+    expect(output).toBe("");
+    expect(ok).toBe(true);
+  });
+
+  it("typescript-5, moduleResolution node10: subpaths either resolve or fail only as 'cannot find module' (docs/decisions.md)", async ({
+    expect,
+  }) => {
+    const { ok, output } = await typecheck("typescript-5", "node10", ["consumer-subpaths.ts"]);
+    const errors = output.split("\n").filter((line) => line.includes("error TS"));
+    const unresolved = errors.map((line) => /error TS2307: Cannot find module '([^']+)'/.exec(line)?.[1]);
+    console.log(
+      `runtime-matrix: typescript-5 node10 subpaths ${ok ? "ok" : `unresolved: ${unresolved.join(", ")}`}`,
+    );
+    expect(unresolved.every((specifier) => specifier?.startsWith("@paykit/"))).toBe(true);
+    expect(ok || unresolved.length > 0).toBe(true);
+  });
+});
