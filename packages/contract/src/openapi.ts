@@ -72,12 +72,12 @@ type Patch = Json & { rule?: OpenApiRule; required?: boolean };
 const DATE_TIME: Patch = { format: "date-time", description: "ISO 8601 date-time (UTC)." };
 const URI: Patch = { format: "uri" };
 const CUSTOMER_RULES: Record<string, Patch> = {
-  "customer.document": { rule: "cpf-check-digits", pattern: "^[0-9]{11}$" },
-  "customer.phone": { rule: "br-phone", pattern: "^55[0-9]{10,11}$" },
-  "customer.email": { rule: "email", format: "email" },
-  "customer.address.zipCode": { rule: "cep", pattern: "^[0-9]{8}$" },
-  payerIp: { rule: "ipv4", format: "ipv4" },
-  webhookUrl: { rule: "http-url", format: "uri" },
+  "customer.document": { rule: "cpf-check-digits", pattern: "^[0-9]{11}$", examples: ["52998224725"] },
+  "customer.phone": { rule: "br-phone", pattern: "^55[0-9]{10,11}$", examples: ["5511987654321"] },
+  "customer.email": { rule: "email", format: "email", examples: ["maria.santos@example.com"] },
+  "customer.address.zipCode": { rule: "cep", pattern: "^[0-9]{8}$", examples: ["01310100"] },
+  payerIp: { rule: "ipv4", format: "ipv4", examples: ["203.0.113.7"] },
+  webhookUrl: { rule: "http-url", format: "uri", examples: ["https://merchant.example.com/webhooks/paykit"] },
   "customer.name": { description: "The payer's full name." },
 };
 const PAYIN_CREATED: Record<string, Patch> = {
@@ -92,9 +92,9 @@ const PATCHES: Record<string, Record<string, Patch>> = {
   OpenFinancePayinCreateParams: CUSTOMER_RULES,
   CreditCardPayinCreateParams: {
     ...CUSTOMER_RULES,
-    "card.anyOf.1.number": { rule: "luhn", pattern: "^[0-9]{13,19}$" },
+    "card.anyOf.1.number": { rule: "luhn", pattern: "^[0-9]{13,19}$", examples: ["4111111111111111"] },
     "card.anyOf.1.cvv": { pattern: "^[0-9]{3,4}$" },
-    "card.anyOf.1.expirationYear": { rule: "card-not-expired" },
+    "card.anyOf.1.expirationYear": { rule: "card-not-expired", examples: ["2031"] },
   },
   PixPayinCreated: { ...PAYIN_CREATED, "pix.qrcode": { description: "The PIX BR Code (copy and paste)." } },
   BoletoPayinCreated: { ...PAYIN_CREATED, "boleto.url": URI, "boleto.barcode": { pattern: "^[0-9]{47}$" } },
@@ -112,9 +112,13 @@ const PATCHES: Record<string, Record<string, Patch>> = {
   },
   PayoutCreateParams: {
     amount: { rule: "available-balance" },
-    pixKey: { rule: "pix-key-matches-type" },
+    pixKey: { rule: "pix-key-matches-type", examples: ["maria.santos@example.com"] },
     referenceId: { rule: "payout-reference-unique" },
-    beneficiaryDocument: { rule: "cpf-or-cnpj-check-digits", pattern: "^([0-9]{11}|[0-9A-Z]{12}[0-9]{2})$" },
+    beneficiaryDocument: {
+      rule: "cpf-or-cnpj-check-digits",
+      pattern: "^([0-9]{11}|[0-9A-Z]{12}[0-9]{2})$",
+      examples: ["52998224725"],
+    },
     webhookUrl: { rule: "http-url", format: "uri" },
   },
   Payout: {
@@ -291,7 +295,7 @@ const LATER = "2026-01-31T12:00:05.000Z";
 const CUSTOMER = {
   name: "Maria Silva",
   document: "52998224725",
-  email: "maria@example.com",
+  email: "maria.santos@example.com",
   phone: "5511987654321",
   address: {
     street: "Avenida Paulista",
@@ -345,7 +349,7 @@ const PAYIN = {
 };
 const PAYOUT_REQUEST = {
   amount: 15000,
-  pixKey: "maria@example.com",
+  pixKey: "maria.santos@example.com",
   pixKeyType: "EMAIL",
   referenceId: "withdrawal-77",
   beneficiaryName: "Maria Silva",
@@ -358,7 +362,7 @@ const PAYOUT = {
   status: "PENDING",
   amount: 15000,
   currency: "BRL",
-  pixKey: "maria@example.com",
+  pixKey: "maria.santos@example.com",
   pixKeyType: "EMAIL",
   referenceId: "withdrawal-77",
   beneficiaryName: "Maria Silva",
@@ -375,7 +379,7 @@ const PAYIN_WEBHOOK = {
   paymentMethod: "PIX",
   amount: 1990,
   referenceId: "order-1001",
-  customer: { name: "Maria Silva", email: "maria@example.com" },
+  customer: { name: "Maria Silva", email: "maria.santos@example.com" },
   updatedAt: LATER,
 };
 
