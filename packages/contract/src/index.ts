@@ -42,7 +42,7 @@ export {
 } from "./error.js";
 export { Cents, HttpUrl, Ipv4, IsoDateTime, ReferenceId } from "./fields.js";
 export { KEY_PREFIXES, keyMode, PAYIN_ID_PREFIX, PAYOUT_ID_PREFIX } from "./ids.js";
-export { buildOpenApiDocument } from "./openapi.js";
+export { buildOpenApiDocument, OPENAPI_EXAMPLES, OPENAPI_RULES, type OpenApiRule } from "./openapi.js";
 export {
   Antifraud,
   BoletoPayinCreated,
