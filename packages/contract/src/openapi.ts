@@ -58,8 +58,13 @@ export const OPENAPI_RULES = {
   "pix-key-matches-type":
     "pixKey must be a valid key of pixKeyType and exist in the PIX directory (INVALID_PIX_KEY).",
   "payout-reference-unique": "referenceId not already used by another payout of the account (INVALID_DATA).",
-  "available-balance": "amount plus fee within the available balance (INSUFFICIENT_FUNDS).",
-  "night-limit": "amount within the limit allowed at that time of day (BEYOND_LIMITS).",
+  "payout-amount":
+    "amount above the payout fee, 100 cents (INVALID_DATA); within the available balance, after reserves " +
+    "and pending payouts (INSUFFICIENT_FUNDS); and within the night limit: per payout, São Paulo time, at " +
+    "most 100000 cents from 20:00 to 06:00 and 10000000 otherwise, per account configurable (BEYOND_LIMITS).",
+  "bank-availability":
+    "The acquirer may be unavailable (TEMPORARY_UNAVAILABLE: retry in 5 to 10 minutes) or the banking " +
+    "system may reject the transfer at once (PROVIDER_REJECTED: the payout exists as FAILED).",
   "account-state": "The account must have KYC approved, and card processing enabled for CREDIT_CARD (403).",
   "antifraud-and-acquirer":
     "The antifraud engine and the acquirer may refuse a valid payin (REJECTED_BY_RISK, PAYER_LIMIT_REJECTED, INVALID_CVV, PROVIDER_ERROR).",
@@ -111,7 +116,7 @@ const PATCHES: Record<string, Record<string, Patch>> = {
     updatedAt: DATE_TIME,
   },
   PayoutCreateParams: {
-    amount: { rule: "available-balance" },
+    amount: { rule: "payout-amount" },
     pixKey: { rule: "pix-key-matches-type", examples: ["maria.santos@example.com"] },
     referenceId: { rule: "payout-reference-unique" },
     beneficiaryDocument: {
@@ -406,13 +411,14 @@ const WEBHOOK_HEADER_PARAMS = [
   ["webhook-timestamp", "Unix seconds when the delivery was signed; reject if far from now.", "1769860805"],
   [
     "webhook-signature",
-    "Space-separated `v1,<base64 HMAC-SHA256>` signatures (Standard Webhooks).",
+    "Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` signatures (Standard Webhooks); " +
+      "sent whenever the account has a webhook secret (a mock account has none unless given one).",
     "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=",
   ],
 ].map(([name, description, example]) => ({
   name,
   in: "header",
-  required: true,
+  required: name !== "webhook-signature",
   description,
   schema: { type: "string" },
   example,
@@ -425,7 +431,7 @@ function webhook(kind: "payin" | "payout"): Json {
       operationId: `${kind}StatusChanged`,
       summary: `A ${kind} changed status`,
       description:
-        `POSTed to the ${kind}'s \`webhookUrl\` on every status change, signed with the Standard Webhooks ` +
+        `POSTed to the ${kind}'s \`webhookUrl\` on every status change after creation, signed per Standard Webhooks ` +
         "scheme. Answer any 2xx; other answers and timeouts (10 s) are retried 7 times with growing delays.",
       tags: ["Webhooks"],
       security: [],

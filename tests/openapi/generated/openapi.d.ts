@@ -81,7 +81,7 @@ export interface webhooks {
         put?: never;
         /**
          * A payin changed status
-         * @description POSTed to the payin's `webhookUrl` on every status change, signed with the Standard Webhooks scheme. Answer any 2xx; other answers and timeouts (10 s) are retried 7 times with growing delays.
+         * @description POSTed to the payin's `webhookUrl` on every status change after creation, signed per Standard Webhooks scheme. Answer any 2xx; other answers and timeouts (10 s) are retried 7 times with growing delays.
          */
         post: operations["payinStatusChanged"];
         delete?: never;
@@ -101,7 +101,7 @@ export interface webhooks {
         put?: never;
         /**
          * A payout changed status
-         * @description POSTed to the payout's `webhookUrl` on every status change, signed with the Standard Webhooks scheme. Answer any 2xx; other answers and timeouts (10 s) are retried 7 times with growing delays.
+         * @description POSTed to the payout's `webhookUrl` on every status change after creation, signed per Standard Webhooks scheme. Answer any 2xx; other answers and timeouts (10 s) are retried 7 times with growing delays.
          */
         post: operations["payoutStatusChanged"];
         delete?: never;
@@ -525,7 +525,7 @@ export interface components {
             updatedAt: string;
         };
         PayoutCreateParams: {
-            /** @description Rule available-balance: amount plus fee within the available balance (INSUFFICIENT_FUNDS). */
+            /** @description Rule payout-amount: amount above the payout fee, 100 cents (INVALID_DATA); within the available balance, after reserves and pending payouts (INSUFFICIENT_FUNDS); and within the night limit: per payout, São Paulo time, at most 100000 cents from 20:00 to 06:00 and 10000000 otherwise, per account configurable (BEYOND_LIMITS). */
             amount: number;
             /**
              * @description Rule pix-key-matches-type: pixKey must be a valid key of pixKeyType and exist in the PIX directory (INVALID_PIX_KEY).
@@ -1436,10 +1436,10 @@ export interface operations {
                  */
                 "webhook-timestamp": string;
                 /**
-                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (Standard Webhooks).
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` signatures (Standard Webhooks); sent whenever the account has a webhook secret (a mock account has none unless given one).
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
-                "webhook-signature": string;
+                "webhook-signature"?: string;
             };
             path?: never;
             cookie?: never;
@@ -1488,10 +1488,10 @@ export interface operations {
                  */
                 "webhook-timestamp": string;
                 /**
-                 * @description Space-separated `v1,<base64 HMAC-SHA256>` signatures (Standard Webhooks).
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` signatures (Standard Webhooks); sent whenever the account has a webhook secret (a mock account has none unless given one).
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
-                "webhook-signature": string;
+                "webhook-signature"?: string;
             };
             path?: never;
             cookie?: never;
