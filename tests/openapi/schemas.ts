@@ -26,10 +26,15 @@ export function schemaValidator(doc: Json) {
   ajv.addKeyword("x-paykit-rule");
   const schemas = (doc.components as { schemas: Record<string, Json> }).schemas;
   for (const [name, schema] of Object.entries(schemas)) ajv.addSchema(absolute(schema) as Json, BASE + name);
+  const compiled = new Map<Json, ValidateFunction>();
   return {
     ajv,
     names: Object.keys(schemas),
-    compile: (schema: Json): ValidateFunction => ajv.compile(absolute(schema) as Json),
+    compile: (schema: Json): ValidateFunction => {
+      let validate = compiled.get(schema);
+      if (!validate) compiled.set(schema, (validate = ajv.compile(absolute(schema) as Json)));
+      return validate;
+    },
     component: (name: string): ValidateFunction => ajv.getSchema(BASE + name) as ValidateFunction,
   };
 }
