@@ -31,8 +31,10 @@ export function schemaValidator(doc: Json) {
     ajv,
     names: Object.keys(schemas),
     compile: (schema: Json): ValidateFunction => {
-      let validate = compiled.get(schema);
-      if (!validate) compiled.set(schema, (validate = ajv.compile(absolute(schema) as Json)));
+      const cached = compiled.get(schema);
+      if (cached) return cached;
+      const validate = ajv.compile(absolute(schema) as Json);
+      compiled.set(schema, validate);
       return validate;
     },
     component: (name: string): ValidateFunction => ajv.getSchema(BASE + name) as ValidateFunction,
