@@ -48,7 +48,7 @@ export {
 } from "./error.js";
 export { Cents, centsUpTo, HttpUrl, Ipv4, IsoDateTime, MAX_AMOUNT_CENTS, ReferenceId } from "./fields.js";
 export { KEY_PREFIXES, keyMode, PAYIN_ID_PREFIX, PAYOUT_ID_PREFIX } from "./ids.js";
-export { buildOpenApiDocument } from "./openapi.js";
+export { buildOpenApiDocument, OPENAPI_EXAMPLES, OPENAPI_RULES, type OpenApiRule } from "./openapi.js";
 export {
   Antifraud,
   BoletoPayinCreated,

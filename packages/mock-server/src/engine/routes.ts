@@ -1,4 +1,4 @@
-import { validate } from "@paykit/contract";
+import { buildOpenApiDocument, validate } from "@paykit/contract";
 import type * as z from "zod/mini";
 import { boletoPdf } from "../pages/boleto-pdf.js";
 import { challengePage } from "../pages/challenge-page.js";
@@ -230,6 +230,8 @@ function controlRoutes(ops: ControlOperations): Route[] {
 }
 
 /** Customer-facing pages: boleto PDF, open finance bank page, the acquirer's 3DS script and challenge. */
+let openApiText: string | undefined;
+
 function pageRoutes(state: MockState): Route[] {
   const openFinance = (id: string) => {
     const payin = state.payins.get(id);
@@ -238,6 +240,20 @@ function pageRoutes(state: MockState): Route[] {
     return payin;
   };
   return [
+    {
+      // The service's OpenAPI document (docs/openapi.json), open like the pages; built on first use.
+      method: "GET",
+      path: "/openapi.json",
+      kind: "page",
+      handle: () => {
+        openApiText ??= JSON.stringify(buildOpenApiDocument());
+        return {
+          status: 200,
+          headers: { "content-type": "application/json; charset=utf-8" },
+          body: openApiText,
+        };
+      },
+    },
     {
       // The page itself is open like the other pages; its calls to the control API carry the admin
       // token (it asks for it on a 401), so the token guards every read and every decision.
