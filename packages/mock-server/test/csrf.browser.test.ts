@@ -6,7 +6,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMockServer, type MockServer, samplePayin, samplePayout } from "../src/index.js";
+import { createMockServer, type MockServer, SAMPLE_CARD, samplePayin, samplePayout } from "../src/index.js";
 import { basic } from "./fixtures.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -155,6 +155,29 @@ describe.skipIf(skip)("a hostile page on another origin, in Chromium", () => {
       if (content.includes("Autorizar pagamento") || content.includes("dashboard")) framed.push(frame.url());
     }
     expect(framed).toEqual([]);
+    await page.close();
+  }, 40_000);
+
+  it("the 3DS challenge names its buttons Approve, Reject and Cancel, and wraps a long transaction id at 420 px", async () => {
+    const card = samplePayin("CREDIT_CARD", { card: { ...SAMPLE_CARD, number: "4000000000003220" } });
+    const payin = (await post(mock, "/payin", card)) as unknown as { threeDSecureTransactionId: string };
+    const page = await browser.newPage({ viewport: { width: 420, height: 800 } });
+    const origin = new URL(evilUrl).origin;
+    await page.goto(
+      `${mock.url}/_mock/acquirer/challenge?tx=${encodeURIComponent(payin.threeDSecureTransactionId)}&origin=${encodeURIComponent(origin)}`,
+    );
+    for (const name of ["Approve", "Reject", "Cancel"]) {
+      expect(await page.getByRole("button", { name, exact: true }).count(), name).toBe(1);
+    }
+    // The longest id an acquirer might send: nothing in the card may overflow the 420 px viewport.
+    const overflow = await page.evaluate(() => {
+      const dd = [...document.querySelectorAll("dd")].at(-1)!;
+      dd.textContent = "tds_".padEnd(200, "0123456789abcdef");
+      const main = document.querySelector("main")!;
+      return { page: document.documentElement.scrollWidth, main: main.scrollWidth - main.clientWidth };
+    });
+    expect(overflow.page).toBeLessThanOrEqual(420);
+    expect(overflow.main).toBeLessThanOrEqual(0);
     await page.close();
   }, 40_000);
 });
