@@ -1,7 +1,8 @@
-import { defineProject } from "vitest/config";
+import { defineConfig } from "vitest/config";
 
 // No @paykit/source condition: the blocks run against the built packages (dist), as a merchant's do.
-export default defineProject({
+// defineConfig, not defineProject: onConsoleLog is a root option, and this project runs on its own.
+export default defineConfig({
   test: {
     name: "docs",
     include: ["test/**/*.test.ts"],
@@ -9,6 +10,6 @@ export default defineProject({
     hookTimeout: 120_000,
     // The blocks' own console output (a QR code, validation details) stays out of the report: the
     // test prints one line, `docs: N blocks, …`. A failing block's error still shows in full.
-    onConsoleLog: (log) => log.startsWith("docs: "),
+    onConsoleLog: (log: string) => log.startsWith("docs: "),
   },
 });
