@@ -364,57 +364,46 @@ describe.concurrent("TypeScript consumers of every entry point, from the packed 
 // The mock's msw adapter with both majors its peer range names: msw 2 on the installed Node 20, msw 3
 // (which needs Node >= 22.12) on the npm Node 22, each in a project installed from the tarballs.
 describe("@paykit/mock-server/msw with msw 2 and msw 3", () => {
+  /** Runs the msw scenario with `node` in `cwd` (a project installed from the tarballs). */
+  function mswRoundTrip(node: string, cwd: string): Record<string, string> {
+    copyFileSync(join(here, "scenario/msw.mjs"), join(cwd, "msw-scenario.mjs"));
+    const out = execFileSync(node, ["msw-scenario.mjs"], { cwd, encoding: "utf8", timeout: PER_RUNTIME_MS });
+    const line = out.split("\n").find((l) => l.startsWith("RESULT "));
+    if (!line) throw new Error(`the msw scenario printed no RESULT line:\n${out}`);
+    const result = JSON.parse(line.slice("RESULT ".length)) as Record<string, string>;
+    console.log(
+      `runtime-matrix: msw ${result.msw} on node ${node === process.execPath ? "20" : "22"} ok (${result.status}, ${result.error})`,
+    );
+    return result;
+  }
+
   it("msw 2.15.0 on Node 20: a paid PIX payin and a typed 404", () => {
-    copyFileSync(join(here, "scenario/msw.mjs"), join(project, "msw-scenario.mjs"));
-    const out = execFileSync(process.execPath, ["msw-scenario.mjs"], {
-      cwd: project,
-      encoding: "utf8",
-      timeout: PER_RUNTIME_MS,
+    expect(mswRoundTrip(process.execPath, project)).toEqual({
+      msw: "2.15.0",
+      status: "APPROVED",
+      error: "NotFoundError NOT_FOUND",
     });
-    const result = JSON.parse(
-      out
-        .split("\n")
-        .find((l) => l.startsWith("RESULT "))!
-        .slice(7),
-    ) as Record<string, string>;
-    console.log(`runtime-matrix: msw ${result.msw} on node20 ok (${result.status}, ${result.error})`);
-    expect(result).toEqual({ msw: "2.15.0", status: "APPROVED", error: "NotFoundError NOT_FOUND" });
   });
 
   it("msw 3.0.5 on Node 22: a paid PIX payin and a typed 404", () => {
     const msw3 = join(project, "msw3");
     mkdirSync(msw3, { recursive: true });
-    const tarballs = join(project, "tarballs");
     const overrides: Record<string, string> = {};
-    for (const file of readdirSync(tarballs)) {
+    for (const file of readdirSync(join(project, "tarballs"))) {
       const name = `@paykit/${file.replace(/^paykit-/, "").replace(/-\d+\.\d+\.\d+.*\.tgz$/, "")}`;
       overrides[name] = `file:../tarballs/${file}`;
     }
-    const manifest = {
-      name: "merchant-app-msw3",
-      private: true,
-      type: "module",
-      dependencies: { ...overrides, msw: "3.0.5" },
-      overrides,
-    };
+    const dependencies = { ...overrides, msw: "3.0.5" };
+    const manifest = { name: "merchant-app-msw3", private: true, type: "module", dependencies, overrides };
     writeFileSync(join(msw3, "package.json"), JSON.stringify(manifest, null, 2));
     execFileSync("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", "--ignore-scripts"], {
       cwd: msw3,
       stdio: "pipe",
     });
-    copyFileSync(join(here, "scenario/msw.mjs"), join(msw3, "msw-scenario.mjs"));
-    const out = execFileSync(bin("node22/bin/node"), ["msw-scenario.mjs"], {
-      cwd: msw3,
-      encoding: "utf8",
-      timeout: PER_RUNTIME_MS,
+    expect(mswRoundTrip(bin("node22/bin/node"), msw3)).toEqual({
+      msw: "3.0.5",
+      status: "APPROVED",
+      error: "NotFoundError NOT_FOUND",
     });
-    const result = JSON.parse(
-      out
-        .split("\n")
-        .find((l) => l.startsWith("RESULT "))!
-        .slice(7),
-    ) as Record<string, string>;
-    console.log(`runtime-matrix: msw ${result.msw} on node22 ok (${result.status}, ${result.error})`);
-    expect(result).toEqual({ msw: "3.0.5", status: "APPROVED", error: "NotFoundError NOT_FOUND" });
   }, 180_000);
 });
