@@ -15,6 +15,7 @@ import {
   type RetryClass,
 } from "./retry-policy.js";
 import { sleep } from "./sleep.js";
+import { type AttemptEnd, NO_OPERATION, type Operation } from "./telemetry.js";
 import type { AttemptResult, Transport } from "./transport.js";
 
 /** The part of a zod schema the core needs: the contract's response schemas. */
@@ -26,14 +27,22 @@ export interface ResponseSchema<T> {
     | { success: false; error: { issues: Parameters<typeof issuesToDetails>[0] } };
 }
 
+/** What every call names for tracing: its route template and the SDK call it belongs to. */
+export interface TracedSpec {
+  /** The route with its parameters named, e.g. `/payin/{id}` (OpenTelemetry's `url.template`). */
+  template: string;
+  /** The SDK call's operation (a span when OpenTelemetry is registered). */
+  operation?: Operation | undefined;
+}
+
 /** A GET: retried freely (DESIGN.md section 5). */
-export interface GetSpec<T> extends RequestOptions {
+export interface GetSpec<T> extends RequestOptions, TracedSpec {
   query?: Readonly<Record<string, string | number | undefined>>;
   schema: ResponseSchema<T>;
 }
 
 /** A POST that creates money movement: retried only as its class allows. */
-export interface PostSpec<T> extends RequestOptions {
+export interface PostSpec<T> extends RequestOptions, TracedSpec {
   body: unknown;
   schema: ResponseSchema<T>;
   retry: Exclude<RetryClass, "read">;
@@ -41,7 +50,7 @@ export interface PostSpec<T> extends RequestOptions {
   referenceId?: string;
 }
 
-interface Call<T> extends RequestOptions {
+interface Call<T> extends RequestOptions, TracedSpec {
   method: "GET" | "POST";
   path: string;
   body: string | undefined;
@@ -105,12 +114,16 @@ export class ApiCore {
   }
 
   /** The newest payout with this referenceId, or null. */
-  async findPayout(referenceId: string, options?: RequestOptions): Promise<Payout | null> {
+  async findPayout(
+    referenceId: string,
+    options?: RequestOptions & { operation?: Operation | undefined },
+  ): Promise<Payout | null> {
     const { PayoutList } = await loadContract();
     const page = await this.get("payout", {
       ...options,
       query: { referenceId, limit: 1 },
       schema: PayoutList,
+      template: "/payout",
     });
     const first = page.data[0];
     return first !== undefined && first.referenceId === referenceId ? first : null;
@@ -128,17 +141,21 @@ export class ApiCore {
     let ambiguous = false;
     // Whether an earlier attempt timed out or was cut: the service may still be processing it.
     let lostAttempt = false;
+    const operation = call.operation ?? NO_OPERATION;
     for (let attempt = 0; ; attempt++) {
       if (hooks.onRequest) callHook(hooks.onRequest, { method: call.method, path: call.path, attempt });
       const started = hooks.onResponse ? Date.now() : 0;
+      const traced = { method: call.method, template: call.template, url, attempt };
+      const span = operation.attempt(traced);
       const result = await this.#transport.send(
         call.method,
         url,
         call.body,
-        call.headers,
+        span.headers ? { ...call.headers, ...span.headers } : call.headers,
         timeoutMs,
         call.signal,
       );
+      span.end(attemptEnd(result));
       if (result.kind === "aborted") {
         throw new PaykitConnectionError(
           "ABORTED",
@@ -197,6 +214,7 @@ export class ApiCore {
             delayMs,
             reason: describe(failure),
           });
+          operation.retry(traced, describe(failure));
           await sleep(delayMs, call.signal);
           retries++;
           continue;
@@ -247,17 +265,26 @@ export class ApiCore {
     }
   }
 
-  async #lookup(referenceId: string, call: RequestOptions, reason: string): Promise<LookupOutcome> {
+  async #lookup(referenceId: string, call: Call<unknown>, reason: string): Promise<LookupOutcome> {
     let outcome: LookupOutcome;
+    // Its own span, so a trace reads "timed out → looked up by referenceId → found, not sent again".
+    const reconcile = (call.operation ?? NO_OPERATION).child("paykit.payouts.reconcile", {
+      "paykit.reference_id": referenceId,
+      "paykit.reconcile.reason": reason,
+    });
     try {
       const found = await this.findPayout(referenceId, {
         ...(call.signal ? { signal: call.signal } : {}),
         ...(call.timeoutMs !== undefined ? { timeoutMs: call.timeoutMs } : {}),
         ...(call.maxRetries !== undefined ? { maxRetries: call.maxRetries } : {}),
+        operation: reconcile,
       });
       outcome = { found };
-    } catch {
+      reconcile.set({ "paykit.reconcile.found": found !== null, "paykit.payout.id": found?.id });
+      reconcile.end();
+    } catch (error) {
       outcome = { failed: true };
+      reconcile.end(error);
     }
     callHook(this.#config.hooks.onPayoutLookup, {
       referenceId,
@@ -324,6 +351,18 @@ export class ApiCore {
     if (note) error.message += `${tries}.${note}`;
     else if (tries) error.message += ` ${tries.trim()}.`;
     return error;
+  }
+}
+
+/** An attempt's result as its span ends it: the status, or why there was none. */
+function attemptEnd(result: AttemptResult): AttemptEnd {
+  switch (result.kind) {
+    case "response":
+      return { status: result.status };
+    case "network":
+      return { error: result.failure.code };
+    default:
+      return { error: result.kind };
   }
 }
 

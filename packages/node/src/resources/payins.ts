@@ -10,6 +10,7 @@ import type { ResponseSchema } from "../core/api-core.js";
 import type { RequestOptions } from "../core/config.js";
 import { loadContract } from "../core/contract.js";
 import { path } from "../core/path.js";
+import { stringAttribute, traced } from "../core/telemetry.js";
 import { Resource } from "./resource.js";
 
 /** The 201 schema of the request's method; the whole union when validation is off and the method unknown. */
@@ -37,18 +38,40 @@ export class Payins extends Resource {
     params: P,
     options?: RequestOptions,
   ): Promise<PayinCreatedFor<P["paymentMethod"]>> {
-    const contract = await loadContract();
-    return this.core.post("payin", {
-      ...options,
-      body: this.check(contract.PayinCreateParams, params),
-      schema: createdSchema(contract, params?.paymentMethod),
-      retry: "create-payin",
-    }) as Promise<PayinCreatedFor<P["paymentMethod"]>>;
+    return traced(
+      "paykit.payins.create",
+      {
+        "paykit.payment_method": stringAttribute(params?.paymentMethod),
+        "paykit.reference_id": stringAttribute(params?.referenceId),
+      },
+      async (operation) => {
+        const contract = await loadContract();
+        return this.core.post("payin", {
+          ...options,
+          body: this.check(contract.PayinCreateParams, params),
+          schema: createdSchema(contract, params?.paymentMethod),
+          retry: "create-payin",
+          template: "/payin",
+          operation,
+        }) as Promise<PayinCreatedFor<P["paymentMethod"]>>;
+      },
+      (payin) => ({ "paykit.payin.id": stringAttribute(payin?.id) }),
+    );
   }
 
   /** The payin's current record: its status, net amount and reserve. The fallback when a webhook did not arrive. */
   async retrieve(id: string, options?: RequestOptions): Promise<Payin> {
-    const { Payin: schema } = await loadContract();
-    return this.core.get(path`payin/${id}`, { ...options, schema });
+    return traced(
+      "paykit.payins.retrieve",
+      { "paykit.payin.id": stringAttribute(id) },
+      async (operation) => {
+        const { Payin: schema } = await loadContract();
+        return this.core.get(path`payin/${id}`, { ...options, schema, template: "/payin/{id}", operation });
+      },
+      (payin) => ({
+        "paykit.payment_method": stringAttribute(payin?.paymentMethod),
+        "paykit.reference_id": stringAttribute(payin?.referenceId),
+      }),
+    );
   }
 }

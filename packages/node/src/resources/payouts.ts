@@ -1,6 +1,7 @@
 import type { Payout, PayoutCreateParams, PayoutList, PayoutListQuery } from "@paykit/contract";
 import type { RequestOptions } from "../core/config.js";
 import { loadContract } from "../core/contract.js";
+import { stringAttribute, traced } from "../core/telemetry.js";
 import { Resource } from "./resource.js";
 
 /** The largest page GET /payout serves; `listAll` uses it unless told otherwise. */
@@ -22,23 +23,36 @@ export class Payouts extends Resource {
    * ```
    */
   async create(params: PayoutCreateParams, options?: RequestOptions): Promise<Payout> {
-    const contract = await loadContract();
-    return this.core.post("payout", {
-      ...options,
-      body: this.check(contract.PayoutCreateParams, params),
-      schema: contract.Payout,
-      retry: "create-payout",
-      referenceId: params?.referenceId,
-    });
+    return traced(
+      "paykit.payouts.create",
+      { "paykit.reference_id": stringAttribute(params?.referenceId) },
+      async (operation) => {
+        const contract = await loadContract();
+        return this.core.post("payout", {
+          ...options,
+          body: this.check(contract.PayoutCreateParams, params),
+          schema: contract.Payout,
+          retry: "create-payout",
+          referenceId: params?.referenceId,
+          template: "/payout",
+          operation,
+        });
+      },
+      (payout) => ({ "paykit.payout.id": stringAttribute(payout?.id) }),
+    );
   }
 
   /** One page of payouts, newest first: `{ data, meta }` (`page` defaults to 1, `limit` to 10). */
   async list(query: PayoutListQuery = {}, options?: RequestOptions): Promise<PayoutList> {
-    const contract = await loadContract();
-    return this.core.get("payout", {
-      ...options,
-      query: this.check(contract.PayoutListQuery, query),
-      schema: contract.PayoutList,
+    return traced("paykit.payouts.list", {}, async (operation) => {
+      const contract = await loadContract();
+      return this.core.get("payout", {
+        ...options,
+        query: this.check(contract.PayoutListQuery, query),
+        schema: contract.PayoutList,
+        template: "/payout",
+        operation,
+      });
     });
   }
 
@@ -72,7 +86,14 @@ export class Payouts extends Resource {
 
   /** The payout with this `referenceId` (the newest, should it be reused), or null when none exists. */
   async findByReferenceId(referenceId: string, options?: RequestOptions): Promise<Payout | null> {
-    const contract = await loadContract();
-    return this.core.findPayout(this.check(contract.ReferenceId, referenceId), options);
+    return traced(
+      "paykit.payouts.findByReferenceId",
+      { "paykit.reference_id": stringAttribute(referenceId) },
+      async (operation) => {
+        const contract = await loadContract();
+        return this.core.findPayout(this.check(contract.ReferenceId, referenceId), { ...options, operation });
+      },
+      (payout) => ({ "paykit.payout.id": stringAttribute(payout?.id) }),
+    );
   }
 }

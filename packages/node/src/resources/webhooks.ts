@@ -9,6 +9,7 @@ import type {
   WebhookHeaders,
 } from "@paykit/webhooks";
 import type { RequestOptions } from "../core/config.js";
+import { type PaykitAttributes, stringAttribute, traced } from "../core/telemetry.js";
 import { NotFoundError } from "../errors/api-error.js";
 import type { Payins } from "./payins.js";
 import type { Payouts } from "./payouts.js";
@@ -29,6 +30,16 @@ export type ConfirmedRecord<E extends WebhookEvent> = E extends PayinWebhookEven
   : E extends PayoutWebhookEvent
     ? Payout
     : Payin | Payout;
+
+/** The attributes naming an event's resource. */
+function resourceAttributes(event: WebhookEvent): PaykitAttributes {
+  return event.kind === "payin"
+    ? {
+        "paykit.payin.id": stringAttribute(event.id),
+        "paykit.payment_method": stringAttribute(event.data?.paymentMethod),
+      }
+    : { "paykit.payout.id": stringAttribute(event.id) };
+}
 
 function readHeader(headers: WebhookHeaders, name: string): string | undefined {
   if (typeof (headers as Headers).get === "function") return (headers as Headers).get(name) ?? undefined;
@@ -67,13 +78,20 @@ export class Webhooks {
     headers: WebhookHeaders = {},
     options: WebhookParseOptions = {},
   ): Promise<WebhookEvent> {
-    const { allowUnsigned = false, ...verifyOptions } = options;
-    // Loaded on first use, like the contract's schemas: importing the client stays fast.
-    const { parseWebhook, verifyWebhook } = await import("@paykit/webhooks");
-    if (!allowUnsigned) return verifyWebhook(rawBody, headers, this.#secret, verifyOptions);
-    const webhookId = readHeader(headers, WEBHOOK_HEADERS.id);
-    const traceparent = readHeader(headers, "traceparent");
-    return parseWebhook(rawBody, { ...(webhookId === undefined ? {} : { webhookId }), traceparent });
+    return traced(
+      "paykit.webhooks.parse",
+      {},
+      async () => {
+        const { allowUnsigned = false, ...verifyOptions } = options;
+        // Loaded on first use, like the contract's schemas: importing the client stays fast.
+        const { parseWebhook, verifyWebhook } = await import("@paykit/webhooks");
+        if (!allowUnsigned) return verifyWebhook(rawBody, headers, this.#secret, verifyOptions);
+        const webhookId = readHeader(headers, WEBHOOK_HEADERS.id);
+        const traceparent = readHeader(headers, "traceparent");
+        return parseWebhook(rawBody, { ...(webhookId === undefined ? {} : { webhookId }), traceparent });
+      },
+      resourceAttributes,
+    );
   }
 
   /**
@@ -81,6 +99,10 @@ export class Webhooks {
    * id, or the payout by its referenceId. Act on this record's status, not the delivery's.
    */
   async confirm<E extends WebhookEvent>(event: E, options?: RequestOptions): Promise<ConfirmedRecord<E>> {
+    return traced("paykit.webhooks.confirm", resourceAttributes(event), () => this.#confirm(event, options));
+  }
+
+  async #confirm<E extends WebhookEvent>(event: E, options?: RequestOptions): Promise<ConfirmedRecord<E>> {
     if (event.kind === "payin") return (await this.#payins.retrieve(event.id, options)) as ConfirmedRecord<E>;
     const referenceId = event.data.referenceId;
     const newest = await this.#payouts.findByReferenceId(referenceId, options);

@@ -1,0 +1,333 @@
+import type * as OtelApi from "@opentelemetry/api";
+import { VERSION } from "../version.js";
+
+// OpenTelemetry is an optional peer dependency. Whether a merchant registered a tracer provider, a
+// meter provider or a propagator is read from the global the API itself keeps
+// (`Symbol.for("opentelemetry.js.api.1")`), without importing anything: a process with no
+// OpenTelemetry, or with the API installed and nothing registered, never loads it and pays one property
+// read per SDK call. The API is imported on the first call made while something is registered.
+
+const OTEL_GLOBAL = Symbol.for("opentelemetry.js.api.1");
+
+interface OtelGlobal {
+  trace?: unknown;
+  metrics?: unknown;
+  propagation?: unknown;
+}
+
+/** Whether a tracer provider, meter provider or propagator is registered with `@opentelemetry/api` 1.x. */
+export function telemetryRegistered(): boolean {
+  const registered = (globalThis as Record<symbol, OtelGlobal | undefined>)[OTEL_GLOBAL];
+  return (
+    registered !== undefined &&
+    (registered.trace !== undefined ||
+      registered.metrics !== undefined ||
+      registered.propagation !== undefined)
+  );
+}
+
+/** Paykit's own span attributes (never a secret, a card field or a customer's document). */
+export interface PaykitAttributes {
+  "paykit.reference_id"?: string | undefined;
+  "paykit.payment_method"?: string | undefined;
+  "paykit.payin.id"?: string | undefined;
+  "paykit.payout.id"?: string | undefined;
+  /** On `paykit.payouts.reconcile`: whether the payout existed. */
+  "paykit.reconcile.found"?: boolean | undefined;
+}
+
+/** One HTTP attempt about to be sent. */
+export interface AttemptStart {
+  method: string;
+  /** The route with its parameters named, e.g. `/payin/{id}` (`url.template`). */
+  template: string;
+  url: string;
+  /** 0 for the first attempt (`http.request.resend_count` is set from 1). */
+  attempt: number;
+}
+
+/** How an attempt ended: an answer's status, or a low-cardinality reason there was none. */
+export type AttemptEnd = { status: number } | { error: string };
+
+/** One HTTP attempt's span: the trace headers to send with it, and its end. */
+export interface Attempt {
+  /** `traceparent` (and `tracestate`) for this attempt, or undefined when nothing is traced. */
+  readonly headers: Readonly<Record<string, string>> | undefined;
+  end(outcome: AttemptEnd): void;
+}
+
+/** One SDK call (`paykit.payouts.create`, …): the parent of its attempts. */
+export interface Operation {
+  /** Adds attributes learned during the call (the created payout's id). */
+  set(attributes: PaykitAttributes): void;
+  /** Starts the span of one HTTP attempt, a child of this call. */
+  attempt(start: AttemptStart): Attempt;
+  /** Counts a retry (the `paykit.client.retries` metric) and notes it on the call's span. */
+  retry(start: AttemptStart, reason: string): void;
+  /** Starts a child operation (the payout lookup after an ambiguous failure). */
+  child(name: string, attributes: Record<string, string>): Operation;
+  /** Ends the call: ok, or with the error it throws. */
+  end(error?: unknown): void;
+  /** Runs `fn` with this call's span as the active context (nested SDK calls become its children). */
+  run<T>(fn: () => Promise<T>): Promise<T>;
+}
+
+const NO_ATTEMPT: Attempt = { headers: undefined, end() {} };
+
+/** The operation used when nothing is registered: every method does nothing. */
+export const NO_OPERATION: Operation = {
+  set() {},
+  attempt: () => NO_ATTEMPT,
+  retry() {},
+  child: () => NO_OPERATION,
+  end() {},
+  run: (fn) => fn(),
+};
+
+let loading: Promise<Telemetry | null> | undefined;
+
+/** Imports `@opentelemetry/api` once; null when it is not installed (nothing is traced then). */
+function loadTelemetry(): Promise<Telemetry | null> {
+  loading ??= import("@opentelemetry/api").then(
+    (api) => new Telemetry(api),
+    () => null,
+  );
+  return loading;
+}
+
+/**
+ * Starts the operation of one SDK call: a span named `name` when a tracer provider is registered,
+ * otherwise {@link NO_OPERATION} without loading OpenTelemetry.
+ */
+export async function startOperation(name: string, attributes: PaykitAttributes): Promise<Operation> {
+  if (!telemetryRegistered()) return NO_OPERATION;
+  const telemetry = await loadTelemetry();
+  return (telemetry && quietly(() => telemetry.operation(name, attributes))) ?? NO_OPERATION;
+}
+
+/**
+ * Runs one SDK call as the operation `name`: a span with `attributes`, plus those `learned` from
+ * its result, ended with the error it throws. Checks the registration before any `await`, so an
+ * untraced call costs one property read.
+ */
+export async function traced<T>(
+  name: string,
+  attributes: PaykitAttributes,
+  run: (operation: Operation) => Promise<T>,
+  learned?: (value: T) => PaykitAttributes,
+): Promise<T> {
+  if (!telemetryRegistered()) return run(NO_OPERATION);
+  const operation = await startOperation(name, attributes);
+  let value: T;
+  try {
+    value = await operation.run(() => run(operation));
+  } catch (error) {
+    operation.end(error);
+    throw error;
+  }
+  if (learned) quietly(() => operation.set(learned(value)));
+  operation.end();
+  return value;
+}
+
+/**
+ * Runs a piece of telemetry, ignoring what it throws: a misbehaving exporter or propagator must never
+ * change a payment's outcome (the same rule as the hooks').
+ */
+function quietly<T>(fn: () => T, fallback?: T): T | undefined {
+  try {
+    return fn();
+  } catch {
+    return fallback;
+  }
+}
+
+/** A string attribute from caller input, or undefined (no validation has run yet). */
+export function stringAttribute(value: unknown): string | undefined {
+  return typeof value === "string" && value.length <= 256 ? value : undefined;
+}
+
+/** The attributes of a paykit error: its code and class, never its message's data. */
+function errorAttributes(error: unknown): Record<string, string> {
+  const attributes: Record<string, string> = {};
+  if (error instanceof Error) attributes["error.type"] = error.name;
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string") attributes["paykit.error.code"] = code;
+  if (attributes["error.type"] === undefined) attributes["error.type"] = "_OTHER";
+  return attributes;
+}
+
+function defined(attributes: PaykitAttributes | Record<string, string | undefined>): OtelApi.Attributes {
+  const out: OtelApi.Attributes = {};
+  for (const [key, value] of Object.entries(attributes)) if (value !== undefined) out[key] = value;
+  return out;
+}
+
+interface Instruments {
+  provider: OtelApi.MeterProvider;
+  duration: OtelApi.Histogram;
+  retries: OtelApi.Counter;
+}
+
+/** The loaded API: the tracer, the propagator and (when a meter provider exists) the metrics. */
+class Telemetry {
+  readonly api: typeof OtelApi;
+  readonly tracer: OtelApi.Tracer;
+  #instruments: Instruments | undefined;
+
+  constructor(api: typeof OtelApi) {
+    this.api = api;
+    // A proxy: it follows whatever tracer provider is registered later.
+    this.tracer = api.trace.getTracer("@paykit/node", VERSION);
+  }
+
+  /** The metric instruments of the meter provider registered now (re-created if it changed). */
+  instruments(): Instruments {
+    const provider = this.api.metrics.getMeterProvider();
+    if (this.#instruments?.provider !== provider) {
+      const meter = provider.getMeter("@paykit/node", VERSION);
+      this.#instruments = {
+        provider,
+        duration: meter.createHistogram("http.client.request.duration", {
+          description: "Duration of HTTP client requests.",
+          unit: "s",
+          advice: {
+            explicitBucketBoundaries: [
+              0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10,
+            ],
+          },
+        }),
+        retries: meter.createCounter("paykit.client.retries", {
+          description: "Attempts the client sent again after a failure its retry policy deems safe.",
+          unit: "{retry}",
+        }),
+      };
+    }
+    return this.#instruments;
+  }
+
+  operation(
+    name: string,
+    attributes: PaykitAttributes | Record<string, string>,
+    parent?: OtelApi.Context,
+  ): Operation {
+    const api = this.api;
+    const parentContext = parent ?? api.context.active();
+    const span = this.tracer.startSpan(
+      name,
+      { kind: api.SpanKind.INTERNAL, attributes: defined(attributes) },
+      parentContext,
+    );
+    const context = api.trace.setSpan(parentContext, span);
+    return new LiveOperation(this, span, context);
+  }
+}
+
+class LiveOperation implements Operation {
+  readonly #telemetry: Telemetry;
+  readonly #span: OtelApi.Span;
+  readonly #context: OtelApi.Context;
+
+  constructor(telemetry: Telemetry, span: OtelApi.Span, context: OtelApi.Context) {
+    this.#telemetry = telemetry;
+    this.#span = span;
+    this.#context = context;
+  }
+
+  set(attributes: PaykitAttributes): void {
+    quietly(() => this.#span.setAttributes(defined(attributes)));
+  }
+
+  attempt(start: AttemptStart): Attempt {
+    return quietly(() => this.#attempt(start)) ?? NO_ATTEMPT;
+  }
+
+  #attempt(start: AttemptStart): Attempt {
+    const api = this.#telemetry.api;
+    const url = new URL(start.url);
+    const port = url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
+    const common: OtelApi.Attributes = {
+      "http.request.method": start.method,
+      "url.template": start.template,
+      "server.address": url.hostname,
+      "server.port": port,
+    };
+    const span = this.#telemetry.tracer.startSpan(
+      `${start.method} ${start.template}`,
+      {
+        kind: api.SpanKind.CLIENT,
+        attributes: {
+          ...common,
+          "url.full": url.href,
+          ...(start.attempt > 0 ? { "http.request.resend_count": start.attempt } : {}),
+        },
+      },
+      this.#context,
+    );
+    const headers: Record<string, string> = {};
+    api.propagation.inject(api.trace.setSpan(this.#context, span), headers);
+    const spanContext = span.spanContext();
+    // No propagator registered (a bare tracer provider): W3C Trace Context is what the service reads.
+    if (headers.traceparent === undefined && api.isSpanContextValid(spanContext)) {
+      const flags = (spanContext.traceFlags & 0xff).toString(16).padStart(2, "0");
+      headers.traceparent = `00-${spanContext.traceId}-${spanContext.spanId}-${flags}`;
+      const state = spanContext.traceState?.serialize();
+      if (state) headers.tracestate = state;
+    }
+    const started = performance.now();
+    const telemetry = this.#telemetry;
+    return {
+      headers: Object.keys(headers).length > 0 ? headers : undefined,
+      end(outcome) {
+        quietly(() => endAttempt(outcome));
+      },
+    };
+    function endAttempt(outcome: AttemptEnd): void {
+      const result: OtelApi.Attributes = {};
+      if ("status" in outcome) {
+        result["http.response.status_code"] = outcome.status;
+        if (outcome.status >= 400) result["error.type"] = String(outcome.status);
+      } else {
+        result["error.type"] = outcome.error;
+      }
+      span.setAttributes(result);
+      if (result["error.type"] !== undefined) span.setStatus({ code: api.SpanStatusCode.ERROR });
+      span.end();
+      telemetry.instruments().duration.record((performance.now() - started) / 1000, { ...common, ...result });
+    }
+  }
+
+  retry(start: AttemptStart, reason: string): void {
+    quietly(() => this.#retry(start, reason));
+  }
+
+  #retry(start: AttemptStart, reason: string): void {
+    this.#span.addEvent("paykit.retry", {
+      "http.request.resend_count": start.attempt + 1,
+      "paykit.retry.reason": reason,
+    });
+    this.#telemetry.instruments().retries.add(1, {
+      "http.request.method": start.method,
+      "url.template": start.template,
+      "paykit.retry.reason": reason,
+    });
+  }
+
+  child(name: string, attributes: Record<string, string>): Operation {
+    return quietly(() => this.#telemetry.operation(name, attributes, this.#context)) ?? NO_OPERATION;
+  }
+
+  end(error?: unknown): void {
+    quietly(() => {
+      if (error !== undefined) {
+        this.#span.setAttributes(errorAttributes(error));
+        this.#span.setStatus({ code: this.#telemetry.api.SpanStatusCode.ERROR });
+      }
+      this.#span.end();
+    });
+  }
+
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    return this.#telemetry.api.context.with(this.#context, fn);
+  }
+}
