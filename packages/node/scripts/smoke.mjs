@@ -1,7 +1,22 @@
 // Loads the built package the way users do, `import()` and `require()`, and makes one call each
-// (run by `pnpm package:check` after the build).
+// (run by `pnpm package:check` after the build). Every module the process resolves through `import` is
+// recorded by a resolve hook, and `require`'s by its cache: with no OpenTelemetry provider registered,
+// neither build may load @opentelemetry/api.
 import assert from "node:assert/strict";
-import { createRequire } from "node:module";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createRequire, register } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+const recordDir = mkdtempSync(join(tmpdir(), "paykit-smoke-"));
+const record = join(recordDir, "resolved.txt");
+const hooks = `import { appendFileSync } from "node:fs";
+export async function resolve(specifier, context, next) {
+  const resolved = await next(specifier, context);
+  appendFileSync(${JSON.stringify(record)}, resolved.url + "\\n");
+  return resolved;
+}`;
+register(`data:text/javascript,${encodeURIComponent(hooks)}`);
 
 const require = createRequire(import.meta.url);
 const esm = await import("@paykit/node");
@@ -24,4 +39,12 @@ for (const [format, mod] of [
   assert.ok(mod.isPaykitApiError(error), `${format}: the guard recognizes it`);
   assert.equal(typeof mod.VERSION, "string");
 }
-console.log("@paykit/node: import() and require() of dist work");
+const resolved = readFileSync(record, "utf8").split("\n");
+rmSync(recordDir, { recursive: true, force: true });
+assert.ok(
+  resolved.some((url) => url.includes("/packages/contract/")),
+  "the resolve hook records the client's lazy imports",
+);
+const otel = [...resolved, ...Object.keys(require.cache)].filter((name) => name.includes("@opentelemetry"));
+assert.deepEqual(otel, [], "no OpenTelemetry module is loaded when no provider is registered");
+console.log("@paykit/node: import() and require() of dist work; nothing of OpenTelemetry loaded without a provider");

@@ -89,7 +89,7 @@ let loading: Promise<Telemetry | null> | undefined;
 /** Imports `@opentelemetry/api` once; null when it is not installed (nothing is traced then). */
 function loadTelemetry(): Promise<Telemetry | null> {
   loading ??= import("@opentelemetry/api").then(
-    (api) => new Telemetry(api),
+    (api) => quietly(() => new Telemetry(api)) ?? null,
     () => null,
   );
   return loading;
