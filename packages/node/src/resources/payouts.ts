@@ -44,7 +44,8 @@ export class Payouts extends Resource {
 
   /** One page of payouts, newest first: `{ data, meta }` (`page` defaults to 1, `limit` to 10). */
   async list(query: PayoutListQuery = {}, options?: RequestOptions): Promise<PayoutList> {
-    return traced("paykit.payouts.list", {}, async (operation) => {
+    const attributes = { "paykit.reference_id": stringAttribute(query?.referenceId) };
+    return traced("paykit.payouts.list", attributes, async (operation) => {
       const contract = await loadContract();
       return this.core.get("payout", {
         ...options,

@@ -2,6 +2,8 @@
 // (HTTP client semantic conventions), the payout lookup after an ambiguous failure is its own span,
 // the W3C traceparent reaches the mock and comes back on the webhook, and no secret or card field
 // ever lands in a span. Spans come from sdk-trace-base's in-memory exporter, metrics from a reader.
+
+import { readFileSync } from "node:fs";
 import {
   context,
   metrics,
@@ -30,6 +32,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { Paykit } from "../../src/index.js";
 import { card } from "../support/fixtures.js";
 import { startMock } from "../support/mock.js";
+import { renderTrace } from "../support/render-trace.js";
 import { cardPayin, payout, pixPayin } from "../support/requests.js";
 
 class TestReader extends MetricReader {
@@ -333,5 +336,28 @@ describe("no secret or card field in any span", () => {
     }
     // a CVV is 3 or 4 digits: no value may be one of those sent
     for (const cvv of [card.cvv, "12"]) expect(values.filter((v) => v === cvv)).toEqual([]);
+  });
+});
+
+describe("the trace shown in docs/observability.md", () => {
+  it("is what a lost payout answer and a retried read export, span for span", async () => {
+    await using api = await startMock("http");
+    await api.control.addFault({ method: "POST", path: "/payout", dropResponse: true });
+    const checkout = trace.getTracer("shop").startSpan("withdraw");
+    await context.with(trace.setSpan(context.active(), checkout), async () => {
+      const created = await api.paykit.payouts.create(payout({ referenceId: "withdraw-42" }));
+      await api.control.addFault({ method: "GET", path: "/payout", status: 503 });
+      await api.paykit.payouts.list({ referenceId: created.referenceId });
+    });
+    checkout.end();
+    const rendered = renderTrace(spans());
+    const doc = readFileSync(new URL("../../../../docs/observability.md", import.meta.url), "utf8");
+    const shown = /<!-- trace:begin -->\n```text\n([\s\S]*?)\n```\n<!-- trace:end -->/.exec(doc)?.[1];
+    // ids differ per run; the error type of a cut connection depends on where the cut lands
+    const stable = (text: string | undefined) =>
+      (text ?? "")
+        .replace(/\bpo_[0-9A-Za-z]+/g, "po_…")
+        .replace(/error\.type=(CONNECTION_RESET|NETWORK_ERROR)/g, "error.type=<cut>");
+    expect(stable(rendered)).toBe(stable(shown));
   });
 });
