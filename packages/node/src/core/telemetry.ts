@@ -88,7 +88,9 @@ let loading: Promise<Telemetry | null> | undefined;
 
 /** Imports `@opentelemetry/api` once; null when it is not installed (nothing is traced then). */
 function loadTelemetry(): Promise<Telemetry | null> {
-  loading ??= import("@opentelemetry/api").then(
+  // webpackIgnore: a bundle built without the optional peer installed must still build (the import then
+  // fails at run time, and nothing is traced); esbuild and Rollup leave an unresolved dynamic import as is.
+  loading ??= import(/* webpackIgnore: true */ "@opentelemetry/api").then(
     (api) => quietly(() => new Telemetry(api)) ?? null,
     () => null,
   );
