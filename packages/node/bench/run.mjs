@@ -125,7 +125,8 @@ timeProcess(["-e", "0"]);
 for (let i = 0; i < COLD_RUNS; i++) {
   bare.push(timeProcess(["-e", "0"]));
   withClient.push(timeProcess(["--input-type=module", "-e", coldScript]));
-  if (baselineEntry) withBaseline.push(timeProcess(["--input-type=module", "-e", coldScriptOf(baselineEntry)]));
+  if (baselineEntry)
+    withBaseline.push(timeProcess(["--input-type=module", "-e", coldScriptOf(baselineEntry)]));
 }
 
 const bundle = readFileSync(distEntry);
@@ -155,7 +156,10 @@ const rows = [
 ];
 if (baseline) {
   rows.push(
-    ["baseline build / raw fetch (median of rounds)", `${median(baselineRatios).toFixed(2)}x (${baselineEntry})`],
+    [
+      "baseline build / raw fetch (median of rounds)",
+      `${median(baselineRatios).toFixed(2)}x (${baselineEntry})`,
+    ],
     ["cold start ratio, baseline build", `${(median(withBaseline) / median(bare)).toFixed(2)}x`],
   );
 }

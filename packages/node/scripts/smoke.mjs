@@ -47,4 +47,6 @@ assert.ok(
 );
 const otel = [...resolved, ...Object.keys(require.cache)].filter((name) => name.includes("@opentelemetry"));
 assert.deepEqual(otel, [], "no OpenTelemetry module is loaded when no provider is registered");
-console.log("@paykit/node: import() and require() of dist work; nothing of OpenTelemetry loaded without a provider");
+console.log(
+  "@paykit/node: import() and require() of dist work; nothing of OpenTelemetry loaded without a provider",
+);
