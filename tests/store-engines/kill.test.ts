@@ -49,12 +49,11 @@ describe("PGlite (the --data-dir engine) under kill -9", () => {
           expect(await db.get(payinRow("acct_kill", n).id), `row ${n}`).toBeDefined();
         }
         const count = await db.count();
-        // at most the one in flight per kill beyond the acknowledged ones
+        // more may be there: commits the writer made after its last line was read, before the kill landed
         expect(count).toBeGreaterThanOrEqual(300);
-        expect(count).toBeLessThanOrEqual(302);
         await db.insert(payinRow("acct_kill", 99_999));
         expect(await db.count()).toBe(count + 1);
-        console.log(`${engine}: ${count} rows after 2 kills (300 acknowledged)`);
+        console.log(`${engine}: ${count} rows after 2 kills, every one of the 300 acknowledged among them`);
       } finally {
         await db.close();
       }
