@@ -13,6 +13,7 @@ import {
   type WebhookEvent,
   type WebhookHeaders,
 } from "@paykit/webhooks";
+import { inDeliveryTrace } from "./trace.js";
 
 /** What a receiver needs: the API keys (to confirm), the endpoint's secret and the shared store. */
 export interface ReceiverConfig {
@@ -48,9 +49,12 @@ export function createReceiver(config: ReceiverConfig): Receiver {
   });
   const dedup = new WebhookDeduplicator({ store: config.store ?? new MemoryDedupStore() });
 
-  async function handle(event: WebhookEvent): Promise<void> {
-    const record = await paykit.webhooks.confirm(event); // trust, but verify: the API's current record
-    await config.onEvent?.(event, record);
+  function handle(event: WebhookEvent): Promise<void> {
+    // in the trace of the checkout that created the payment (a no-op without a tracer provider)
+    return inDeliveryTrace(event, async () => {
+      const record = await paykit.webhooks.confirm(event); // trust, but verify: the API's current record
+      await config.onEvent?.(event, record);
+    });
   }
 
   async function answer(read: () => Promise<WebhookEvent>): Promise<ReceiverStatus> {
