@@ -1,0 +1,184 @@
+// The SQL stores' schema, as numbered migrations applied at start in one transaction under an advisory
+// lock, so mock processes starting together on one database migrate it once. A database whose schema is
+// newer than this mock knows is refused: an older mock must not write rows it does not understand.
+import type { SqlDatabase, SqlQueryable } from "./sql-client.js";
+
+/** One step of the schema. Never edit a released one: add the next. */
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+/**
+ * Every migration, in order. Records are kept whole as JSON (`record`), beside the columns the
+ * store filters, sorts, constrains or leases on; money is BIGINT cents.
+ */
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: "accounts, payins, payouts, ledger, webhook outbox, faults, scheduled work",
+    sql: `
+CREATE TABLE paykit_sandbox (
+  key TEXT PRIMARY KEY,
+  value JSONB NOT NULL
+);
+CREATE TABLE paykit_accounts (
+  id TEXT PRIMARY KEY,
+  public_key TEXT NOT NULL UNIQUE,
+  settings JSONB NOT NULL,
+  clock_offset_ms BIGINT NOT NULL DEFAULT 0,
+  created_at TIMESTAMPTZ NOT NULL
+);
+CREATE TABLE paykit_payins (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL REFERENCES paykit_accounts (id) ON DELETE CASCADE,
+  reference_id TEXT NOT NULL,
+  payment_method TEXT NOT NULL,
+  status TEXT NOT NULL,
+  amount BIGINT NOT NULL CHECK (amount > 0),
+  created_at TIMESTAMPTZ NOT NULL,
+  updated_at TIMESTAMPTZ NOT NULL,
+  record JSONB NOT NULL
+);
+CREATE INDEX paykit_payins_by_account ON paykit_payins (account_id, created_at DESC, id DESC);
+CREATE TABLE paykit_payouts (
+  id TEXT PRIMARY KEY,
+  account_id TEXT NOT NULL REFERENCES paykit_accounts (id) ON DELETE CASCADE,
+  reference_id TEXT NOT NULL,
+  status TEXT NOT NULL,
+  amount BIGINT NOT NULL CHECK (amount > 0),
+  created_at TIMESTAMPTZ NOT NULL,
+  updated_at TIMESTAMPTZ NOT NULL,
+  record JSONB NOT NULL,
+  CONSTRAINT paykit_payouts_reference_unique UNIQUE (account_id, reference_id)
+);
+CREATE INDEX paykit_payouts_by_account ON paykit_payouts (account_id, created_at DESC, id DESC);
+CREATE INDEX paykit_payouts_by_status ON paykit_payouts (account_id, status, created_at DESC);
+CREATE TABLE paykit_ledger (
+  id BIGSERIAL PRIMARY KEY,
+  account_id TEXT NOT NULL REFERENCES paykit_accounts (id) ON DELETE CASCADE,
+  kind TEXT NOT NULL,
+  resource_id TEXT,
+  available_delta BIGINT NOT NULL DEFAULT 0,
+  reserved_delta BIGINT NOT NULL DEFAULT 0,
+  pending_delta BIGINT NOT NULL DEFAULT 0,
+  at TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX paykit_ledger_by_account ON paykit_ledger (account_id, id);
+CREATE TABLE paykit_balances (
+  account_id TEXT PRIMARY KEY REFERENCES paykit_accounts (id) ON DELETE CASCADE,
+  available BIGINT NOT NULL DEFAULT 0 CHECK (available >= 0),
+  reserved BIGINT NOT NULL DEFAULT 0 CHECK (reserved >= 0),
+  pending BIGINT NOT NULL DEFAULT 0 CHECK (pending >= 0)
+);
+CREATE TABLE paykit_deliveries (
+  id TEXT PRIMARY KEY,
+  webhook_id TEXT NOT NULL,
+  account_id TEXT NOT NULL REFERENCES paykit_accounts (id) ON DELETE CASCADE,
+  resource TEXT NOT NULL CHECK (resource IN ('payin', 'payout')),
+  resource_id TEXT NOT NULL,
+  status TEXT NOT NULL,
+  url TEXT NOT NULL,
+  state TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
+  payload TEXT NOT NULL,
+  traceparent TEXT,
+  cycle_attempts INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at TIMESTAMPTZ,
+  lease_owner TEXT,
+  lease_until TIMESTAMPTZ,
+  created_at TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX paykit_deliveries_due ON paykit_deliveries (next_attempt_at) WHERE state = 'pending';
+CREATE INDEX paykit_deliveries_by_account ON paykit_deliveries (account_id, created_at);
+CREATE TABLE paykit_delivery_attempts (
+  delivery_id TEXT NOT NULL REFERENCES paykit_deliveries (id) ON DELETE CASCADE,
+  n INTEGER NOT NULL,
+  at TIMESTAMPTZ NOT NULL,
+  status_code INTEGER,
+  error TEXT,
+  PRIMARY KEY (delivery_id, n)
+);
+CREATE TABLE paykit_faults (
+  id BIGSERIAL PRIMARY KEY,
+  account_id TEXT REFERENCES paykit_accounts (id) ON DELETE CASCADE,
+  method TEXT,
+  path TEXT NOT NULL,
+  spec JSONB NOT NULL,
+  remaining INTEGER NOT NULL CHECK (remaining >= 0)
+);
+CREATE TABLE paykit_scheduled (
+  id BIGSERIAL PRIMARY KEY,
+  account_id TEXT NOT NULL REFERENCES paykit_accounts (id) ON DELETE CASCADE,
+  kind TEXT NOT NULL,
+  resource_id TEXT NOT NULL,
+  due_at TIMESTAMPTZ NOT NULL,
+  lease_owner TEXT,
+  lease_until TIMESTAMPTZ,
+  UNIQUE (kind, resource_id)
+);
+CREATE INDEX paykit_scheduled_due ON paykit_scheduled (due_at);
+`,
+  },
+];
+
+/** The newest schema version this mock knows. */
+export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
+
+/** The database was migrated by a newer mock: this one refuses to start on it. */
+export class SchemaTooNewError extends Error {
+  override readonly name = "SchemaTooNewError";
+  constructor(
+    readonly found: number,
+    readonly known: number,
+  ) {
+    super(
+      `the database's paykit-mock schema is version ${found}, and this @paykit/mock-server knows up to version ${known}: ` +
+        "upgrade @paykit/mock-server (every process sharing the database must run the same or a newer version)",
+    );
+  }
+}
+
+// Any constant works: every mock process takes the same one around its migration.
+const MIGRATION_LOCK = 0x7061796b; // "payk"
+
+async function appliedVersion(tx: SqlQueryable): Promise<number> {
+  const { rows } = await tx.query<{ version: number | null }>(
+    "SELECT max(version)::int AS version FROM paykit_schema_migrations",
+  );
+  return rows[0]?.version ?? 0;
+}
+
+/**
+ * Brings the schema to {@link SCHEMA_VERSION}: creates it on an empty database, applies the missing
+ * migrations in order, does nothing when it is current, and throws {@link SchemaTooNewError} when it is
+ * newer. Answers the versions before and after.
+ */
+export async function migrate(
+  db: SqlDatabase,
+  migrations: readonly Migration[] = MIGRATIONS,
+): Promise<{ from: number; to: number }> {
+  const known = Math.max(0, ...migrations.map((m) => m.version));
+  return db.transaction(async (tx) => {
+    // Held until the transaction ends: processes starting together migrate one after another.
+    await tx.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
+    await tx.query(
+      `CREATE TABLE IF NOT EXISTS paykit_schema_migrations (
+         version INTEGER PRIMARY KEY,
+         name TEXT NOT NULL,
+         applied_at TIMESTAMPTZ NOT NULL DEFAULT now()
+       )`,
+    );
+    const from = await appliedVersion(tx);
+    if (from > known) throw new SchemaTooNewError(from, known);
+    for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+      if (migration.version <= from) continue;
+      await tx.exec(migration.sql);
+      await tx.query("INSERT INTO paykit_schema_migrations (version, name) VALUES ($1, $2)", [
+        migration.version,
+        migration.name,
+      ]);
+    }
+    return { from, to: Math.max(from, known) };
+  });
+}

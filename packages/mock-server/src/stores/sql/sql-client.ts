@@ -1,0 +1,126 @@
+// What the SQL stores need of a database, and the two engines behind it: PostgreSQL through
+// node-postgres (`--store postgres://…`, shared by many mock processes) and PGlite (`--data-dir`, the
+// same SQL in WASM on one machine; the evaluation is in docs/decisions.md). Both drivers are optional
+// peer dependencies, imported only when that mode is asked for.
+
+/** One query's rows. */
+export interface SqlResult<R> {
+  rows: R[];
+}
+
+/** Something that runs a parameterized query: the database, or one transaction on it. */
+export interface SqlQueryable {
+  query<R = Record<string, unknown>>(text: string, params?: readonly unknown[]): Promise<SqlResult<R>>;
+  /** Runs several statements without parameters (a migration). */
+  exec(sql: string): Promise<void>;
+}
+
+/** A database the mock's SQL stores read and write. */
+export interface SqlDatabase extends SqlQueryable {
+  /** Which engine: for messages and the bench. */
+  readonly engine: "postgres" | "pglite";
+  /** Runs `work` in one transaction on one connection: committed when it resolves, rolled back when it throws. */
+  transaction<T>(work: (tx: SqlQueryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+/** A driver that is not installed: the message says what to install. */
+export class SqlDriverMissingError extends Error {
+  override readonly name = "SqlDriverMissingError";
+}
+
+async function importDriver<M>(name: string, mode: string): Promise<M> {
+  try {
+    return (await import(/* webpackIgnore: true */ name)) as M;
+  } catch (cause) {
+    throw new SqlDriverMissingError(
+      `${mode} needs the ${name} package: npm install --save-dev ${name} (it is an optional peer dependency of @paykit/mock-server)`,
+      { cause },
+    );
+  }
+}
+
+interface PgQueryable {
+  query<R>(text: string, params?: unknown[]): Promise<SqlResult<R>>;
+}
+interface PgClient extends PgQueryable {
+  release(error?: Error | boolean): void;
+}
+interface PgPool extends PgQueryable {
+  connect(): Promise<PgClient>;
+  end(): Promise<void>;
+  on(event: "error", listener: (error: Error) => void): unknown;
+}
+interface PgModule {
+  default?: { Pool: new (config: object) => PgPool };
+  Pool?: new (config: object) => PgPool;
+}
+
+/** A PostgreSQL database at `url` (`postgres://user@host:port/db`), through a node-postgres pool. */
+export async function openPostgres(url: string, options: { max?: number } = {}): Promise<SqlDatabase> {
+  const pg = await importDriver<PgModule>("pg", "--store postgres://…");
+  const Pool = pg.Pool ?? pg.default?.Pool;
+  if (!Pool) throw new SqlDriverMissingError("the pg package has no Pool export");
+  const pool = new Pool({ connectionString: url, max: options.max ?? 10 });
+  // An idle connection that the server closes (a restart, a failover) must not crash the mock.
+  pool.on("error", () => {});
+  return {
+    engine: "postgres",
+    query: (text, params) => pool.query(text, params as unknown[]),
+    // without parameters node-postgres uses the simple protocol, which takes several statements
+    exec: async (sql) => void (await pool.query(sql)),
+    async transaction(work) {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+        const result = await work({
+          query: (text, params) => client.query(text, params as unknown[]),
+          exec: async (sql) => void (await client.query(sql)),
+        });
+        await client.query("COMMIT");
+        client.release();
+        return result;
+      } catch (error) {
+        // a connection whose ROLLBACK fails is broken: destroy it rather than return it to the pool
+        const broken = await client.query("ROLLBACK").then(
+          () => false,
+          () => true,
+        );
+        client.release(broken);
+        throw error;
+      }
+    },
+    close: () => pool.end(),
+  };
+}
+
+interface PgliteQueryable {
+  query<R>(text: string, params?: readonly unknown[]): Promise<SqlResult<R>>;
+  exec(sql: string): Promise<unknown>;
+}
+interface PgliteInstance extends PgliteQueryable {
+  transaction<T>(work: (tx: PgliteQueryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+interface PgliteModule {
+  PGlite: { create(dataDir: string): Promise<PgliteInstance> };
+}
+
+/** A PGlite database in `dataDir` (created on first use). */
+export async function openPglite(dataDir: string): Promise<SqlDatabase> {
+  const { PGlite } = await importDriver<PgliteModule>("@electric-sql/pglite", "--data-dir");
+  const db = await PGlite.create(dataDir);
+  return {
+    engine: "pglite",
+    query: (text, params) => db.query(text, params),
+    exec: async (sql) => void (await db.exec(sql)),
+    transaction: (work) =>
+      db.transaction((tx) =>
+        work({
+          query: (text, params) => tx.query(text, params),
+          exec: async (sql) => void (await tx.exec(sql)),
+        }),
+      ),
+    close: () => db.close(),
+  };
+}
