@@ -7,8 +7,8 @@ import type { AddressInfo } from "node:net";
 import { createMockServer } from "@paykit/mock-server";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { schemaValidator } from "../../packages/contract/test/openapi-schemas.js";
 import { arbitraryOf, resolve } from "./arbitrary.js";
-import { schemaValidator } from "./schemas.js";
 
 type Json = Record<string, unknown>;
 type Operation = {
@@ -122,6 +122,8 @@ describe("docs/openapi.json against the mock", () => {
     const refusedBy = new Map<string, number>();
     const accepted = new Map<string, number>();
     const createdPayins: string[] = [];
+    /** Every status seen per operation: each status the document declares must be produced and checked. */
+    const seen = new Map<string, Map<string, number>>();
 
     const send = async (call: Call) => {
       requests++;
@@ -136,6 +138,9 @@ describe("docs/openapi.json against the mock", () => {
       });
       const text = await res.text();
       const where = `${call.method} ${call.path} → ${res.status}`;
+      const statuses = seen.get(call.op.operationId) ?? new Map<string, number>();
+      statuses.set(String(res.status), (statuses.get(String(res.status)) ?? 0) + 1);
+      seen.set(call.op.operationId, statuses);
       const declared = call.op.responses[String(res.status)];
       if (!declared) {
         violations.push(`${where}: status not declared`);
@@ -284,6 +289,71 @@ describe("docs/openapi.json against the mock", () => {
       if (answer.status !== 401) violations.push(`bad credentials → ${answer.status}`);
     }
 
+    // Every error answer each operation declares, produced for real where the mock can (401 bad
+    // credentials, 403 an account without KYC or card processing, 404 an unknown id, 413 an oversized
+    // body, 415 a text body, 400 a bad query) and through the mock's fault injection for the service's
+    // own failures (429 with Retry-After, 500, 502 with each declared code), then checked like the rest.
+    const unapproved = await mock.control.createAccount({ kycApproved: false });
+    const noCards = await mock.control.createAccount({ creditCardEnabled: false });
+    const basic = (a: { publicKey: string; secretKey: string }) =>
+      `Basic ${Buffer.from(`${a.publicKey}:${a.secretKey}`).toString("base64")}`;
+    const [validPayin] = validBodies(createPayin, 1);
+    const [validPayout] = validBodies(createPayout, 1);
+    const cardPayin = fc
+      .sample(arbitraryOf(bodyOf(createPayin), doc), { numRuns: 400, seed: SEED })
+      .map(withHook)
+      .find((b) => (b as Json).paymentMethod === "CREDIT_CARD" && validator.compile(bodyOf(createPayin))(b));
+    const operations: Array<[Operation, string, string, unknown]> = [
+      [createPayin, "POST", "/payin", validPayin],
+      [createPayout, "POST", "/payout", validPayout],
+      [retrieve, "GET", `/payin/${createdPayins[0] ?? "pi_x"}`, undefined],
+      [list, "GET", "/payout", undefined],
+    ];
+    for (const [op, method, path, body] of operations) {
+      const route = path.split("?")[0] as string;
+      for (const status of Object.keys(op.responses).filter((s) => Number(s) >= 400)) {
+        const declaredCodes = ((
+          (op.responses[status]?.content?.["application/json"]?.schema?.allOf as Json[] | undefined)?.[1]
+            ?.properties as Record<string, { enum?: string[] }> | undefined
+        )?.code?.enum ?? []) as string[];
+        const call: Call = { op, method, path, body };
+        switch (status) {
+          case "400":
+            if (method === "GET") await send({ ...call, path: `${route}?limit=0` });
+            break; // the POSTs' 400s come from the mutated bodies above
+          case "401":
+            await send({ ...call, headers: { authorization: "Basic eDp5" } });
+            break;
+          case "403":
+            await send({ ...call, headers: { authorization: basic(unapproved) } });
+            if (op === createPayin && cardPayin)
+              await send({ ...call, body: cardPayin, headers: { authorization: basic(noCards) } });
+            break;
+          case "404":
+            await send({ ...call, path: "/payin/pi_not_here" });
+            break;
+          case "413":
+            await send({ ...call, body: { ...(body as Json), padding: "x".repeat(1_100_000) } });
+            break;
+          case "415":
+            await send({ ...call, headers: { "content-type": "text/plain" } });
+            break;
+          default:
+            for (const code of declaredCodes) {
+              await mock.control.addFault({ method, path: route, status: Number(status), code });
+              await send(call);
+            }
+        }
+      }
+    }
+    const missing = [...Object.entries(paths)].flatMap(([path, methods]) =>
+      Object.values(methods).flatMap((op) =>
+        Object.keys(op.responses)
+          .filter((status) => !seen.get(op.operationId)?.has(status))
+          .map((status) => `${op.operationId} ${status} (${path})`),
+      ),
+    );
+
     // Settle some payins (the mock's control API) so their webhooks go out and can be checked too.
     for (const id of createdPayins.slice(0, 40)) await mock.control.payPayin(id).catch(() => undefined);
     await mock.control.flushWebhooks();
@@ -314,7 +384,12 @@ describe("docs/openapi.json against the mock", () => {
     console.log(
       `openapi: refusals by code ${JSON.stringify(Object.fromEntries(refusedBy))}; accepted ${JSON.stringify(Object.fromEntries(accepted))}`,
     );
+    console.log(
+      `openapi: answers by operation and status ${JSON.stringify(Object.fromEntries([...seen].map(([op, m]) => [op, Object.fromEntries(m)])))}`,
+    );
     expect(violations.slice(0, 10)).toEqual([]);
+    // every status every operation declares was produced and validated
+    expect(missing).toEqual([]);
     // The success paths were exercised, not only refusals.
     for (const op of ["createPayin", "createPayout", "retrievePayin", "listPayouts"])
       expect(accepted.get(op), op).toBeGreaterThan(0);

@@ -251,8 +251,9 @@ const ERROR_MESSAGES: Record<KnownErrorCode, string> = {
 const HEADERS: Record<number, Json> = {
   401: {
     "WWW-Authenticate": {
-      description: "The authentication scheme to use (`Basic`).",
-      schema: { type: "string" },
+      description: 'The authentication scheme to use: `Basic realm="Paykit"`.',
+      required: true,
+      schema: { type: "string", pattern: "^Basic( |$)" },
     },
   },
   429: {
@@ -411,14 +412,15 @@ const WEBHOOK_HEADER_PARAMS = [
   ["webhook-timestamp", "Unix seconds when the delivery was signed; reject if far from now.", "1769860805"],
   [
     "webhook-signature",
-    "Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` signatures (Standard Webhooks); " +
-      "sent whenever the account has a webhook secret (a mock account has none unless given one).",
+    "Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` signatures (Standard Webhooks), " +
+      "one per active secret (two during a rotation). The service signs every delivery; only a mock " +
+      "account created without a webhook secret (a test affordance) sends none.",
     "v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=",
   ],
 ].map(([name, description, example]) => ({
   name,
   in: "header",
-  required: name !== "webhook-signature",
+  required: true,
   description,
   schema: { type: "string" },
   example,

@@ -560,8 +560,8 @@ export interface components {
             /** @enum {string} */
             pixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "EVP";
             referenceId: string;
-            beneficiaryName: string | null;
-            beneficiaryDocument: string | null;
+            beneficiaryName: string;
+            beneficiaryDocument: string;
             feeAmount: number | null;
             netAmount: number | null;
             /** @description PROVIDER_REJECTED on FAILED and REFUSED payouts; null otherwise. */
@@ -627,8 +627,8 @@ export interface components {
             /** @enum {string} */
             pixKeyType: "CPF" | "CNPJ" | "EMAIL" | "PHONE" | "EVP";
             referenceId: string;
-            beneficiaryName: string | null;
-            beneficiaryDocument: string | null;
+            beneficiaryName: string;
+            beneficiaryDocument: string;
             feeAmount: number | null;
             netAmount: number | null;
             failureCode: string | null;
@@ -745,8 +745,8 @@ export interface operations {
             /** @description Missing or invalid credentials. Codes: UNAUTHORIZED. */
             401: {
                 headers: {
-                    /** @description The authentication scheme to use (`Basic`). */
-                    "WWW-Authenticate"?: string;
+                    /** @description The authentication scheme to use: `Basic realm="Paykit"`. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -940,8 +940,8 @@ export interface operations {
             /** @description Missing or invalid credentials. Codes: UNAUTHORIZED. */
             401: {
                 headers: {
-                    /** @description The authentication scheme to use (`Basic`). */
-                    "WWW-Authenticate"?: string;
+                    /** @description The authentication scheme to use: `Basic realm="Paykit"`. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1138,8 +1138,8 @@ export interface operations {
             /** @description Missing or invalid credentials. Codes: UNAUTHORIZED. */
             401: {
                 headers: {
-                    /** @description The authentication scheme to use (`Basic`). */
-                    "WWW-Authenticate"?: string;
+                    /** @description The authentication scheme to use: `Basic realm="Paykit"`. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1292,8 +1292,8 @@ export interface operations {
             /** @description Missing or invalid credentials. Codes: UNAUTHORIZED. */
             401: {
                 headers: {
-                    /** @description The authentication scheme to use (`Basic`). */
-                    "WWW-Authenticate"?: string;
+                    /** @description The authentication scheme to use: `Basic realm="Paykit"`. */
+                    "WWW-Authenticate": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1436,10 +1436,10 @@ export interface operations {
                  */
                 "webhook-timestamp": string;
                 /**
-                 * @description Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` signatures (Standard Webhooks); sent whenever the account has a webhook secret (a mock account has none unless given one).
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` signatures (Standard Webhooks), one per active secret (two during a rotation). The service signs every delivery; only a mock account created without a webhook secret (a test affordance) sends none.
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
-                "webhook-signature"?: string;
+                "webhook-signature": string;
             };
             path?: never;
             cookie?: never;
@@ -1488,10 +1488,10 @@ export interface operations {
                  */
                 "webhook-timestamp": string;
                 /**
-                 * @description Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` signatures (Standard Webhooks); sent whenever the account has a webhook secret (a mock account has none unless given one).
+                 * @description Space-separated `v1,<base64 HMAC-SHA256 of id.timestamp.body>` signatures (Standard Webhooks), one per active secret (two during a rotation). The service signs every delivery; only a mock account created without a webhook secret (a test affordance) sends none.
                  * @example v1,K5oZfzN95Z9UVu1EsfQmfVNQhnkZ2pj9o9NDN/H/pI4=
                  */
-                "webhook-signature"?: string;
+                "webhook-signature": string;
             };
             path?: never;
             cookie?: never;

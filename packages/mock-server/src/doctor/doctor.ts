@@ -303,7 +303,7 @@ function samplePayoutEvent(id: string, status: string, secondsAgo = 0): PayoutWe
     pixKeyType: "EMAIL",
     referenceId: `doctor-${ids.next(Date.now())}`,
     beneficiaryName: "Maria Silva",
-    beneficiaryDocument: null,
+    beneficiaryDocument: "52998224725",
     feeAmount: 100,
     netAmount: 4900,
     failureCode: null,

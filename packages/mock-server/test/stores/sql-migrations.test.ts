@@ -24,7 +24,7 @@ let databases = 0;
 /** The server's URL with another database name. */
 const databaseUrl = (name: string) => postgres.url.replace(/\/[^/]*$/, `/${name}`);
 /** A fresh, empty database on each engine. */
-const ENGINES: Record<string, () => Promise<SqlDatabase>> = {
+const ENGINES = {
   pglite: async () => {
     const dir = mkdtempSync(join(tmpdir(), "paykit-pglite-"));
     dirs.push(dir);
@@ -37,7 +37,7 @@ const ENGINES: Record<string, () => Promise<SqlDatabase>> = {
     await admin.close();
     return openPostgres(databaseUrl(name));
   },
-};
+} satisfies Record<string, () => Promise<SqlDatabase>>;
 
 async function tables(db: SqlDatabase): Promise<string[]> {
   const { rows } = await db.query<{ name: string }>(
@@ -48,7 +48,7 @@ async function tables(db: SqlDatabase): Promise<string[]> {
 
 describe.each(Object.keys(ENGINES))("schema migrations on %s", (engine) => {
   it("creates every table on an empty database, then does nothing when current", async () => {
-    const db = await (ENGINES[engine] as () => Promise<SqlDatabase>)();
+    const db = await ENGINES[engine as keyof typeof ENGINES]();
     try {
       expect(await migrate(db)).toEqual({ from: 0, to: SCHEMA_VERSION });
       expect(await tables(db)).toEqual([
@@ -71,7 +71,7 @@ describe.each(Object.keys(ENGINES))("schema migrations on %s", (engine) => {
   });
 
   it("applies only the missing migrations, in order", async () => {
-    const db = await (ENGINES[engine] as () => Promise<SqlDatabase>)();
+    const db = await ENGINES[engine as keyof typeof ENGINES]();
     try {
       await migrate(db);
       const next = {
@@ -93,7 +93,7 @@ describe.each(Object.keys(ENGINES))("schema migrations on %s", (engine) => {
   });
 
   it("refuses a database a newer mock migrated, and leaves it untouched", async () => {
-    const db = await (ENGINES[engine] as () => Promise<SqlDatabase>)();
+    const db = await ENGINES[engine as keyof typeof ENGINES]();
     try {
       await migrate(db);
       await db.query("INSERT INTO paykit_schema_migrations (version, name) VALUES ($1, 'from the future')", [
@@ -109,7 +109,7 @@ describe.each(Object.keys(ENGINES))("schema migrations on %s", (engine) => {
   });
 
   it("keeps a payout's referenceId unique per account and a balance from going negative (constraints)", async () => {
-    const db = await (ENGINES[engine] as () => Promise<SqlDatabase>)();
+    const db = await ENGINES[engine as keyof typeof ENGINES]();
     try {
       await migrate(db);
       await db.query(
