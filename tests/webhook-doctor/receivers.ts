@@ -2,6 +2,14 @@ import type { AddressInfo } from "node:net";
 import { Paykit } from "@paykit/node";
 import { createApp } from "../../examples/express-backend/src/app.js";
 import { createWebhookApp } from "../../examples/hono-edge/src/app.js";
+import { RECIPES } from "../../examples/webhook-recipes/test/recipes.js";
+
+/** The API a receiver confirms events against: the doctor test's mock and an account's keys. */
+export interface ConfirmingApi {
+  baseUrl: string;
+  publicKey: string;
+  secretKey: string;
+}
 
 /** A recipe's webhook receiver, started as its own smoke test starts it. */
 export interface StartedReceiver {
@@ -17,7 +25,7 @@ export interface StartedReceiver {
  */
 export const RECIPE_RECEIVERS: ReadonlyArray<{
   name: string;
-  start(secret: string): Promise<StartedReceiver>;
+  start(secret: string, api: ConfirmingApi): Promise<StartedReceiver>;
 }> = [
   {
     name: "express-backend",
@@ -51,4 +59,13 @@ export const RECIPE_RECEIVERS: ReadonlyArray<{
       };
     },
   },
+  // examples/webhook-recipes: each framework's recipe, started as its smoke test starts it (its
+  // dedupe store in memory here: the doctor checks one instance's answers)
+  ...RECIPES.map((recipe) => ({
+    name: `webhook-recipes: ${recipe.name}`,
+    async start(secret: string, api: ConfirmingApi): Promise<StartedReceiver> {
+      const running = await recipe.start({ ...api, webhookSecret: secret });
+      return { url: `${running.url}/webhooks/paykit`, close: () => running.stop() };
+    },
+  })),
 ];

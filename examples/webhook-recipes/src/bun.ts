@@ -1,8 +1,10 @@
 // Hono on Bun: `bun run src/bun.ts` serves the default export (Bun.serve's options).
+import { redisStoreFromEnv } from "./dedup-store.js";
 import { createHonoApp } from "./hono.js";
 import { configFromEnv, createReceiver } from "./receiver.js";
 
-const receiver = createReceiver(configFromEnv(process.env));
+// PAYKIT_REDIS_URL: the Redis every instance shares (node-redis runs on Bun's node:net)
+const receiver = createReceiver(configFromEnv(process.env, redisStoreFromEnv(process.env)));
 
 export default {
   port: Number(process.env.PORT ?? 3000),

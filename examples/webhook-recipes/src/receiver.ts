@@ -1,7 +1,7 @@
 // What every recipe shares: verify the raw delivery with the endpoint's secret, run the business logic
 // at most once per webhook-id through a dedupe store shared by every instance, and map the outcome to
 // the status Paykit's retries understand. Only reading the raw body differs per framework.
-import { type Payin, Paykit, type Payout } from "@paykit/node";
+import { NotFoundError, type Payin, Paykit, type Payout } from "@paykit/node";
 import {
   isWebhookParseError,
   isWebhookVerificationError,
@@ -52,7 +52,15 @@ export function createReceiver(config: ReceiverConfig): Receiver {
   function handle(event: WebhookEvent): Promise<void> {
     // in the trace of the checkout that created the payment (a no-op without a tracer provider)
     return inDeliveryTrace(event, async () => {
-      const record = await paykit.webhooks.confirm(event); // trust, but verify: the API's current record
+      let record: Payin | Payout;
+      try {
+        record = await paykit.webhooks.confirm(event); // trust, but verify: the API's current record
+      } catch (error) {
+        // Signed, but about a resource these keys cannot see (another account or environment, a test
+        // delivery): nothing to act on, and a retry would not change that. Acknowledge it.
+        if (error instanceof NotFoundError) return;
+        throw error;
+      }
       await config.onEvent?.(event, record);
     });
   }
@@ -83,8 +91,16 @@ export function createReceiver(config: ReceiverConfig): Receiver {
   };
 }
 
-/** Reads a {@link ReceiverConfig} from PAYKIT_* variables (process.env, or a Workers `env`). */
-export function configFromEnv(env: Record<string, string | undefined>): ReceiverConfig {
+/**
+ * Reads a {@link ReceiverConfig} from PAYKIT_* variables (process.env, or a Workers `env`), with the
+ * store every instance shares (src/dedup-store.ts for Node and Bun, src/dedup-store-rest.ts for Workers
+ * and the Edge runtime). Without one it dedupes in memory: one instance only, fine on a laptop, wrong
+ * behind a load balancer.
+ */
+export function configFromEnv(
+  env: Record<string, string | undefined>,
+  store?: WebhookDedupStore,
+): ReceiverConfig {
   const read = (name: string): string => {
     const value = env[name];
     if (!value) throw new Error(`${name} is not set`);
@@ -95,5 +111,6 @@ export function configFromEnv(env: Record<string, string | undefined>): Receiver
     secretKey: read("PAYKIT_SECRET_KEY"),
     baseUrl: read("PAYKIT_BASE_URL"),
     webhookSecret: read("PAYKIT_WEBHOOK_SECRET"),
+    ...(store ? { store } : {}),
   };
 }

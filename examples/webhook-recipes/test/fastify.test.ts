@@ -1,12 +1,6 @@
 import { describe } from "vitest";
-import { createFastifyApp } from "../src/fastify.js";
-import { createReceiver } from "../src/receiver.js";
 import { smokeTest } from "./harness.js";
+import { recipe } from "./recipes.js";
 
-describe("Fastify (addContentTypeParser, parseAs buffer)", () => {
-  smokeTest(async (config) => {
-    const app = createFastifyApp(createReceiver(config));
-    const url = await app.listen({ port: 0, host: "127.0.0.1" });
-    return { url, stop: () => app.close() };
-  });
-});
+const { name, start } = recipe("Fastify (addContentTypeParser, parseAs buffer)");
+describe(name, () => smokeTest(start));

@@ -1,69 +1,64 @@
 // The smoke test every recipe passes, end to end: the mock sends a real signed delivery to the
 // recipe's URL (204: verified and handled), a redelivery of the same webhook-id is a duplicate (200),
-// a copy that arrives while the first attempt still runs is in progress (409: never acknowledged), and
-// a delivery signed with another secret is refused (400).
-import { createServer } from "node:net";
+// a copy that arrives at a second instance while the first instance still runs it is in progress (409:
+// never acknowledged), and a delivery signed with another secret is refused (400). Every instance
+// dedupes through one real Redis (Debian's redis-server, started on loopback by scripts/services.mjs).
 import { createMockServer, type MockServer, samplePayin } from "@paykit/mock-server";
 import { Paykit } from "@paykit/node";
 import { generateWebhookSecret, signWebhook } from "@paykit/webhooks/testing";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { ReceiverConfig } from "../src/receiver.js";
+import { startRedis, type TestService } from "../../../scripts/services.mjs";
+import { redisDedupStore } from "../src/dedup-store.js";
+import { type RunningRecipe, type SharedConfig, waitFor } from "./recipes.js";
+import { startRedisRest } from "./redis-rest.js";
 
-/** A running recipe: its base URL and how to stop it. */
-export interface RunningRecipe {
-  url: string;
-  stop(): Promise<void>;
-}
+export type { SharedConfig } from "./recipes.js";
+export { waitFor } from "./recipes.js";
 
-/** A free loopback port (for runtimes that need one up front: Bun). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Polls `check` until it returns a value (not undefined), for at most `ms`. */
-export async function waitFor<T>(check: () => Promise<T | undefined>, what: string, ms = 10_000): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await check().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > until) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-}
-
-/** Registers the smoke test of one recipe; `start` runs it with the config and answers its URL. */
-export function smokeTest(start: (config: ReceiverConfig) => Promise<RunningRecipe>): void {
+/**
+ * Registers the smoke test of one recipe; `start` runs one instance with the config and answers its
+ * URL. Two instances are started, sharing one Redis.
+ */
+export function smokeTest(start: (config: SharedConfig) => Promise<RunningRecipe>): void {
   let mock: MockServer;
+  let redis: TestService;
+  let shared: ReturnType<typeof redisDedupStore>;
+  let rest: Awaited<ReturnType<typeof startRedisRest>>;
   let recipe: RunningRecipe;
+  let second: RunningRecipe;
   let paykit: Paykit;
   let accountId: string;
   const secret = generateWebhookSecret();
 
   beforeAll(async () => {
+    redis = await startRedis();
+    shared = redisDedupStore(redis.url);
+    rest = await startRedisRest(redis.url);
     mock = await createMockServer({ autoAdvance: false });
     const keys = await mock.control.createAccount({ webhookSecret: secret });
     accountId = keys.accountId;
-    const config = {
+    const config: SharedConfig = {
       publicKey: keys.publicKey,
       secretKey: keys.secretKey,
       baseUrl: mock.url,
       webhookSecret: secret,
+      store: shared.store,
+      redisUrl: redis.url,
+      redisRestUrl: rest.url,
+      redisRestToken: rest.token,
     };
     recipe = await start(config);
+    second = await start(config);
     paykit = new Paykit({ ...config });
-  });
+  }, 60_000);
 
   afterAll(async () => {
     await recipe?.stop();
+    await second?.stop();
     await mock?.close();
+    await shared?.close();
+    await rest?.stop();
+    await redis?.stop();
   });
 
   it("verifies a signed delivery from the mock (204), answers its redelivery as a duplicate (200) and refuses a forged one (400)", async () => {
@@ -115,8 +110,9 @@ export function smokeTest(start: (config: ReceiverConfig) => Promise<RunningReci
     expect(retried.attempts.map((a) => a.statusCode)).toEqual([500, 204]);
   });
 
-  it("answers 409 to a copy of a delivery that is still being handled, then 200 once it is done", async () => {
+  it("a second instance answers 409 to a copy the first is still handling, then 200 once it is done", async () => {
     const webhookUrl = `${recipe.url}/webhooks/paykit`;
+    const secondUrl = `${second.url}/webhooks/paykit`;
     const payin = await paykit.payins.create(samplePayin("PIX"));
     await mock.control.payPayin(payin.id);
     const record = await paykit.payins.retrieve(payin.id);
@@ -132,11 +128,12 @@ export function smokeTest(start: (config: ReceiverConfig) => Promise<RunningReci
     const headers = await signWebhook(body, { secret, webhookId: `msg_${payin.id}` });
     // the handler confirms through the API: slow that read down so the first attempt holds the lease
     await mock.control.addFault({ method: "GET", path: `/payin/${payin.id}`, latencyMs: 1_500 });
-    const post = () => fetch(webhookUrl, { method: "POST", body, headers }).then((r) => r.status);
-    const first = post();
+    const post = (url: string) => fetch(url, { method: "POST", body, headers }).then((r) => r.status);
+    const first = post(webhookUrl);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await post()).toBe(409);
+    expect(await post(secondUrl)).toBe(409); // the lease is in Redis, not in the first instance
     expect(await first).toBe(204);
-    expect(await post()).toBe(200);
+    expect(await post(secondUrl)).toBe(200);
+    expect(await post(webhookUrl)).toBe(200);
   });
 }

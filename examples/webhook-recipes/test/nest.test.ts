@@ -1,13 +1,6 @@
 import { describe } from "vitest";
-import { createNestApp } from "../src/nest.js";
-import { createReceiver } from "../src/receiver.js";
 import { smokeTest } from "./harness.js";
+import { recipe } from "./recipes.js";
 
-describe("NestJS (rawBody: true)", () => {
-  smokeTest(async (config) => {
-    const app = await createNestApp(createReceiver(config));
-    await app.listen(0, "127.0.0.1");
-    const { port } = app.getHttpServer().address() as { port: number };
-    return { url: `http://127.0.0.1:${port}`, stop: () => app.close() };
-  });
-});
+const { name, start } = recipe("NestJS (rawBody: true)");
+describe(name, () => smokeTest(start));
