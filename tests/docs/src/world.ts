@@ -1,10 +1,12 @@
 // The world every docs block runs in: one real mock server (over HTTP), an account with a webhook
-// secret whose keys are in the environment a merchant's code reads (PAYKIT_*), and a loopback
-// receiver that captures the mock's signed webhook deliveries so a block can verify a real one.
+// secret whose keys are in the environment a merchant's code reads (PAYKIT_*), a loopback receiver
+// that captures the mock's signed webhook deliveries so a block can verify a real one, and a real Redis
+// (REDIS_URL) for the blocks that show a shared dedupe store.
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { createMockServer, type MockServer } from "@paykit/mock-server";
 import { generateWebhookSecret } from "@paykit/webhooks/testing";
+import { startRedis, type TestService } from "../../../scripts/services.mjs";
 
 /** A webhook delivery as the receiver got it: the exact bytes and the headers. */
 export interface Delivery {
@@ -21,6 +23,8 @@ export interface World {
   webhookUrl: string;
   deliveries: Delivery[];
   receiver: Server;
+  /** The Redis the shared-store blocks connect to (REDIS_URL): Debian's redis-server on loopback. */
+  redis: TestService;
 }
 
 let current: World | undefined;
@@ -50,6 +54,8 @@ export async function startWorld(): Promise<World> {
   process.env.PAYKIT_BASE_URL = mock.url;
   process.env.PAYKIT_WEBHOOK_SECRET = secret;
   process.env.PORT = "0"; // blocks that listen take a free port
+  const redis = await startRedis();
+  process.env.REDIS_URL = redis.url;
   current = {
     mock,
     keys: { publicKey: keys.publicKey, secretKey: keys.secretKey, accountId: keys.accountId },
@@ -57,6 +63,7 @@ export async function startWorld(): Promise<World> {
     webhookUrl: `http://127.0.0.1:${port}/webhooks/paykit`,
     deliveries,
     receiver,
+    redis,
   };
   return current;
 }
@@ -68,4 +75,6 @@ export async function stopWorld(): Promise<void> {
   current = undefined;
   await new Promise<void>((resolve) => receiver.close(() => resolve()));
   await mock.close();
+  // Redis stays up until this process exits (scripts/services.mjs kills it then): the blocks' clients
+  // stay connected, and a client that loses its server emits errors nobody listens to.
 }
