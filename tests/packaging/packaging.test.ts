@@ -152,3 +152,37 @@ describe("the published packages, installed from their tarballs", () => {
     expect(iife).toContain("handlePendingThreeDS");
   });
 });
+
+describe("the README's npm path, from the installed tarballs", () => {
+  it("`npx paykit-mock --manual` serves the mock, and a client built from the printed keys pays through it", async () => {
+    const { spawn } = await import("node:child_process");
+    const child = spawn("npx", ["--no-install", "paykit-mock", "--manual", "--port", "0", "--host", "127.0.0.1"], {
+      cwd: project,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    try {
+      let out = "";
+      child.stdout.on("data", (chunk) => {
+        out += chunk;
+      });
+      const deadline = Date.now() + 30_000;
+      while (!/http:\/\/127\.0\.0\.1:\d+/.test(out) || !/sk_test_\w+/.test(out)) {
+        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`paykit-mock did not start: ${out}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      const url = out.match(/http:\/\/127\.0\.0\.1:\d+/)?.[0] as string;
+      const publicKey = out.match(/pk_test_\w+/)?.[0] as string;
+      const secretKey = out.match(/sk_test_\w+/)?.[0] as string;
+      // the installed @paykit/node against it, as the README's second block does
+      const script = `
+        const { Paykit } = await import("@paykit/node");
+        const { samplePayin } = await import("@paykit/mock-server");
+        const paykit = new Paykit({ publicKey: ${JSON.stringify(publicKey)}, secretKey: ${JSON.stringify(secretKey)}, baseUrl: ${JSON.stringify(url)} });
+        const payin = await paykit.payins.create(samplePayin("PIX"));
+        console.log(payin.status, payin.pix.qrcode.length > 0);`;
+      expect(run(["--input-type=module", "-e", script]).trim()).toBe("PENDING true");
+    } finally {
+      child.kill("SIGTERM");
+    }
+  });
+});

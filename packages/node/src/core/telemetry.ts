@@ -1,19 +1,61 @@
 import type * as OtelApi from "@opentelemetry/api";
 import { VERSION } from "../version.js";
 
-// OpenTelemetry is an optional peer dependency. Whether a merchant registered a tracer provider, a
-// meter provider or a propagator is read from the global the API itself keeps
-// (`Symbol.for("opentelemetry.js.api.1")`), without importing anything: a process with no
-// OpenTelemetry, or with the API installed and nothing registered, never loads it and pays one property
-// read per SDK call. The API is imported on the first call made while something is registered.
+// OpenTelemetry without importing it. `@opentelemetry/api` keeps what a merchant registers (tracer
+// provider, meter provider, propagator, context manager) in one global, `Symbol.for("opentelemetry.js.api.1")`,
+// so that every copy of the API in a process shares them; the client reads them there, the way a second
+// copy of the API would. Nothing is imported: a process without OpenTelemetry pays one property read
+// per SDK call, and no bundler (Workers, the Edge runtime, a Lambda bundle) has a module to resolve.
+// `@opentelemetry/api` ^1.3.0 stays an optional peer dependency: the registry of those versions is what
+// the client reads, and their types are what it is checked against.
 
 const OTEL_GLOBAL = Symbol.for("opentelemetry.js.api.1");
+// The API's context key of the active span (`createContextKey` is `Symbol.for` of its description).
+const SPAN_KEY = Symbol.for("OpenTelemetry Context Key SPAN");
+// The API's enums, as the numbers they are.
+const SPAN_KIND_INTERNAL = 0 as OtelApi.SpanKind.INTERNAL;
+const SPAN_KIND_CLIENT = 2 as OtelApi.SpanKind.CLIENT;
+const STATUS_ERROR = 2 as OtelApi.SpanStatusCode.ERROR;
 
 interface OtelGlobal {
-  trace?: unknown;
-  metrics?: unknown;
-  propagation?: unknown;
+  version?: string;
+  trace?: OtelApi.TracerProvider;
+  metrics?: OtelApi.MeterProvider;
+  propagation?: OtelApi.TextMapPropagator;
+  context?: OtelApi.ContextManager;
 }
+
+function registry(): OtelGlobal | undefined {
+  const registered = (globalThis as Record<symbol, OtelGlobal | undefined>)[OTEL_GLOBAL];
+  // the same major version only: a 2.x registry would live under another symbol anyway
+  return registered?.version?.startsWith("1.") ? registered : undefined;
+}
+
+/** The API's empty context, for a process without a context manager: an immutable map. */
+class RootContext implements OtelApi.Context {
+  readonly #values: ReadonlyMap<symbol, unknown>;
+  constructor(values: ReadonlyMap<symbol, unknown> = new Map()) {
+    this.#values = values;
+  }
+  getValue(key: symbol): unknown {
+    return this.#values.get(key);
+  }
+  setValue(key: symbol, value: unknown): OtelApi.Context {
+    return new RootContext(new Map(this.#values).set(key, value));
+  }
+  deleteValue(key: symbol): OtelApi.Context {
+    const values = new Map(this.#values);
+    values.delete(key);
+    return new RootContext(values);
+  }
+}
+const ROOT_CONTEXT = new RootContext();
+
+const activeContext = (): OtelApi.Context => registry()?.context?.active() ?? ROOT_CONTEXT;
+const withSpan = (context: OtelApi.Context, span: OtelApi.Span): OtelApi.Context =>
+  context.setValue(SPAN_KEY, span);
+const validId = (id: string, length: number) =>
+  id.length === length && /^[0-9a-f]+$/.test(id) && /[1-9a-f]/.test(id);
 
 /** Whether a tracer provider, meter provider or propagator is registered with `@opentelemetry/api` 1.x. */
 export function telemetryRegistered(): boolean {
@@ -84,27 +126,17 @@ export const NO_OPERATION: Operation = {
   run: (fn) => fn(),
 };
 
-let loading: Promise<Telemetry | null> | undefined;
-
-/** Imports `@opentelemetry/api` once; null when it is not installed (nothing is traced then). */
-function loadTelemetry(): Promise<Telemetry | null> {
-  // webpackIgnore: a bundle built without the optional peer installed must still build (the import then
-  // fails at run time, and nothing is traced); esbuild and Rollup leave an unresolved dynamic import as is.
-  loading ??= import(/* webpackIgnore: true */ "@opentelemetry/api").then(
-    (api) => quietly(() => new Telemetry(api)) ?? null,
-    () => null,
-  );
-  return loading;
-}
+let telemetry: Telemetry | undefined;
 
 /**
  * Starts the operation of one SDK call: a span named `name` when a tracer provider is registered,
- * otherwise {@link NO_OPERATION} without loading OpenTelemetry.
+ * otherwise {@link NO_OPERATION}.
  */
-export async function startOperation(name: string, attributes: PaykitAttributes): Promise<Operation> {
+export function startOperation(name: string, attributes: PaykitAttributes): Operation {
   if (!telemetryRegistered()) return NO_OPERATION;
-  const telemetry = await loadTelemetry();
-  return (telemetry && quietly(() => telemetry.operation(name, attributes))) ?? NO_OPERATION;
+  telemetry ??= new Telemetry();
+  const current = telemetry;
+  return quietly(() => current.operation(name, attributes)) ?? NO_OPERATION;
 }
 
 /**
@@ -119,7 +151,7 @@ export async function traced<T>(
   learned?: (value: T) => PaykitAttributes,
 ): Promise<T> {
   if (!telemetryRegistered()) return run(NO_OPERATION);
-  const operation = await startOperation(name, attributes);
+  const operation = startOperation(name, attributes);
   let value: T;
   try {
     value = await operation.run(() => run(operation));
@@ -171,21 +203,26 @@ interface Instruments {
   retries: OtelApi.Counter;
 }
 
-/** The loaded API: the tracer, the propagator and (when a meter provider exists) the metrics. */
+/** What is registered now: the tracer, the propagator and (with a meter provider) the metrics. */
 class Telemetry {
-  readonly api: typeof OtelApi;
-  readonly tracer: OtelApi.Tracer;
+  #tracerProvider: OtelApi.TracerProvider | undefined;
+  #tracer: OtelApi.Tracer | undefined;
   #instruments: Instruments | undefined;
 
-  constructor(api: typeof OtelApi) {
-    this.api = api;
-    // A proxy: it follows whatever tracer provider is registered later.
-    this.tracer = api.trace.getTracer("@paykit/node", VERSION);
+  /** The tracer of the tracer provider registered now, or undefined (re-created if it changed). */
+  tracer(): OtelApi.Tracer | undefined {
+    const provider = registry()?.trace;
+    if (provider !== this.#tracerProvider) {
+      this.#tracerProvider = provider;
+      this.#tracer = provider?.getTracer("@paykit/node", VERSION);
+    }
+    return this.#tracer;
   }
 
-  /** The metric instruments of the meter provider registered now (re-created if it changed). */
-  instruments(): Instruments {
-    const provider = this.api.metrics.getMeterProvider();
+  /** The metric instruments of the meter provider registered now, or undefined (re-created if it changed). */
+  instruments(): Instruments | undefined {
+    const provider = registry()?.metrics;
+    if (provider === undefined) return undefined;
     if (this.#instruments?.provider !== provider) {
       const meter = provider.getMeter("@paykit/node", VERSION);
       this.#instruments = {
@@ -208,36 +245,44 @@ class Telemetry {
     return this.#instruments;
   }
 
+  /** Writes the trace headers of `context` into `headers` through the registered propagator. */
+  inject(context: OtelApi.Context, headers: Record<string, string>): void {
+    registry()?.propagation?.inject(context, headers, {
+      set: (carrier: Record<string, string>, key: string, value: string) => {
+        carrier[key] = value;
+      },
+    });
+  }
+
   operation(
     name: string,
     attributes: PaykitAttributes | Record<string, string>,
     parent?: OtelApi.Context,
   ): Operation {
-    const api = this.api;
-    const parentContext = parent ?? api.context.active();
-    const span = this.tracer.startSpan(
+    const parentContext = parent ?? activeContext();
+    const tracer = this.tracer();
+    const span = tracer?.startSpan(
       name,
-      { kind: api.SpanKind.INTERNAL, attributes: defined(attributes) },
+      { kind: SPAN_KIND_INTERNAL, attributes: defined(attributes) },
       parentContext,
     );
-    const context = api.trace.setSpan(parentContext, span);
-    return new LiveOperation(this, span, context);
+    return new LiveOperation(this, span, span ? withSpan(parentContext, span) : parentContext);
   }
 }
 
 class LiveOperation implements Operation {
   readonly #telemetry: Telemetry;
-  readonly #span: OtelApi.Span;
+  readonly #span: OtelApi.Span | undefined;
   readonly #context: OtelApi.Context;
 
-  constructor(telemetry: Telemetry, span: OtelApi.Span, context: OtelApi.Context) {
+  constructor(telemetry: Telemetry, span: OtelApi.Span | undefined, context: OtelApi.Context) {
     this.#telemetry = telemetry;
     this.#span = span;
     this.#context = context;
   }
 
   set(attributes: PaykitAttributes): void {
-    quietly(() => this.#span.setAttributes(defined(attributes)));
+    quietly(() => this.#span?.setAttributes(defined(attributes)));
   }
 
   attempt(start: AttemptStart): Attempt {
@@ -245,7 +290,7 @@ class LiveOperation implements Operation {
   }
 
   #attempt(start: AttemptStart): Attempt {
-    const api = this.#telemetry.api;
+    const telemetry = this.#telemetry;
     const url = new URL(start.url);
     const port = url.port ? Number(url.port) : url.protocol === "https:" ? 443 : 80;
     const common: OtelApi.Attributes = {
@@ -254,10 +299,10 @@ class LiveOperation implements Operation {
       "server.address": url.hostname,
       "server.port": port,
     };
-    const span = this.#telemetry.tracer.startSpan(
+    const span = telemetry.tracer()?.startSpan(
       `${start.method} ${start.template}`,
       {
-        kind: api.SpanKind.CLIENT,
+        kind: SPAN_KIND_CLIENT,
         attributes: {
           ...common,
           "url.full": url.href,
@@ -267,17 +312,22 @@ class LiveOperation implements Operation {
       this.#context,
     );
     const headers: Record<string, string> = {};
-    api.propagation.inject(api.trace.setSpan(this.#context, span), headers);
-    const spanContext = span.spanContext();
+    const context = span ? withSpan(this.#context, span) : this.#context;
+    quietly(() => telemetry.inject(context, headers));
+    const spanContext = span?.spanContext();
     // No propagator registered (a bare tracer provider): W3C Trace Context is what the service reads.
-    if (headers.traceparent === undefined && api.isSpanContextValid(spanContext)) {
+    if (
+      headers.traceparent === undefined &&
+      spanContext &&
+      validId(spanContext.traceId, 32) &&
+      validId(spanContext.spanId, 16)
+    ) {
       const flags = (spanContext.traceFlags & 0xff).toString(16).padStart(2, "0");
       headers.traceparent = `00-${spanContext.traceId}-${spanContext.spanId}-${flags}`;
       const state = spanContext.traceState?.serialize();
       if (state) headers.tracestate = state;
     }
     const started = performance.now();
-    const telemetry = this.#telemetry;
     return {
       headers: Object.keys(headers).length > 0 ? headers : undefined,
       end(outcome) {
@@ -292,10 +342,14 @@ class LiveOperation implements Operation {
       } else {
         result["error.type"] = outcome.error;
       }
-      span.setAttributes(result);
-      if (result["error.type"] !== undefined) span.setStatus({ code: api.SpanStatusCode.ERROR });
-      span.end();
-      telemetry.instruments().duration.record((performance.now() - started) / 1000, { ...common, ...result });
+      if (span) {
+        span.setAttributes(result);
+        if (result["error.type"] !== undefined) span.setStatus({ code: STATUS_ERROR });
+        span.end();
+      }
+      telemetry
+        .instruments()
+        ?.duration.record((performance.now() - started) / 1000, { ...common, ...result });
     }
   }
 
@@ -304,11 +358,11 @@ class LiveOperation implements Operation {
   }
 
   #retry(start: AttemptStart, reason: string): void {
-    this.#span.addEvent("paykit.retry", {
+    this.#span?.addEvent("paykit.retry", {
       "http.request.resend_count": start.attempt + 1,
       "paykit.retry.reason": reason,
     });
-    this.#telemetry.instruments().retries.add(1, {
+    this.#telemetry.instruments()?.retries.add(1, {
       "http.request.method": start.method,
       "url.template": start.template,
       "paykit.retry.reason": reason,
@@ -322,14 +376,15 @@ class LiveOperation implements Operation {
   end(error?: unknown): void {
     quietly(() => {
       if (error !== undefined) {
-        this.#span.setAttributes(errorAttributes(error));
-        this.#span.setStatus({ code: this.#telemetry.api.SpanStatusCode.ERROR });
+        this.#span?.setAttributes(errorAttributes(error));
+        this.#span?.setStatus({ code: STATUS_ERROR });
       }
-      this.#span.end();
+      this.#span?.end();
     });
   }
 
   run<T>(fn: () => Promise<T>): Promise<T> {
-    return this.#telemetry.api.context.with(this.#context, fn);
+    const manager = registry()?.context;
+    return manager ? manager.with(this.#context, fn) : fn();
   }
 }

@@ -1,6 +1,6 @@
-// With no tracer provider, meter provider or propagator registered, the client never imports
-// @opentelemetry/api (a cold serverless start pays nothing for tracing); once one is registered, the
-// next call loads it and traces. The mock factory below runs only when the module is imported.
+// The client never imports @opentelemetry/api (it reads what the merchant registered from the API's
+// global registry), sends no trace header while nothing is registered, and traces from the next call
+// once a provider is. The mock factory below would run if anything imported the module.
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { Paykit } from "../../src/index.js";
 import { BASE_URL, KEYS } from "../support/fixtures.js";
@@ -14,7 +14,7 @@ vi.mock("@opentelemetry/api", async (importActual) => {
 afterAll(async () => (await import("@opentelemetry/api")).trace.disable());
 
 describe("the cost of tracing when nothing is registered", () => {
-  it("no import of @opentelemetry/api by the client, and no trace header, until a provider is registered", async () => {
+  it("no import of @opentelemetry/api by the client, and no trace header until a provider is registered", async () => {
     const sent: Headers[] = [];
     const paykit = new Paykit({
       ...KEYS,
