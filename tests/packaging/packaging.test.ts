@@ -156,10 +156,14 @@ describe("the published packages, installed from their tarballs", () => {
 describe("the README's npm path, from the installed tarballs", () => {
   it("`npx paykit-mock --manual` serves the mock, and a client built from the printed keys pays through it", async () => {
     const { spawn } = await import("node:child_process");
-    const child = spawn("npx", ["--no-install", "paykit-mock", "--manual", "--port", "0", "--host", "127.0.0.1"], {
-      cwd: project,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      "npx",
+      ["--no-install", "paykit-mock", "--manual", "--port", "0", "--host", "127.0.0.1"],
+      {
+        cwd: project,
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     try {
       let out = "";
       child.stdout.on("data", (chunk) => {
@@ -167,7 +171,8 @@ describe("the README's npm path, from the installed tarballs", () => {
       });
       const deadline = Date.now() + 30_000;
       while (!/http:\/\/127\.0\.0\.1:\d+/.test(out) || !/sk_test_\w+/.test(out)) {
-        if (Date.now() > deadline || child.exitCode !== null) throw new Error(`paykit-mock did not start: ${out}`);
+        if (Date.now() > deadline || child.exitCode !== null)
+          throw new Error(`paykit-mock did not start: ${out}`);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       const url = out.match(/http:\/\/127\.0\.0\.1:\d+/)?.[0] as string;
