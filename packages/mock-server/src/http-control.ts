@@ -88,9 +88,10 @@ export function createHttpControl(options: HttpControlOptions): MockControl {
     flushWebhooks: async () => (await send<{ data: never }>("POST", "/webhooks/flush")).data,
     redeliverWebhook: (deliveryId) => send("POST", `/webhooks/${id(deliveryId)}/redeliver`),
     addFault: (fault) => send("POST", "/faults", fault),
-    faults: async () => (await send<{ data: never }>("GET", "/faults")).data,
-    clearFaults: async () => {
-      await send("DELETE", "/faults");
+    faults: async (accountId) =>
+      (await send<{ data: never }>("GET", `/faults${accountId ? `?accountId=${id(accountId)}` : ""}`)).data,
+    clearFaults: async (accountId) => {
+      await send("DELETE", `/faults${accountId ? `?accountId=${id(accountId)}` : ""}`);
     },
     setRateLimit: async (params) => {
       await send("POST", "/rate-limit", params ?? { limit: null });

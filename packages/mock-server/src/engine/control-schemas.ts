@@ -119,6 +119,7 @@ export const FaultBody = z.strictObject({
   times: z.optional(z.int().check(z.gte(1))),
   latencyMs: z.optional(z.int().check(z.gte(0), z.lte(120_000))),
   dropResponse: z.optional(z.boolean()),
+  accountId: z.optional(z.string().check(z.minLength(1), z.maxLength(100))),
 });
 
 /** Body of `POST /_mock/rate-limit`: `{ limit: null }` switches it off. */

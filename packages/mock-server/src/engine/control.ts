@@ -119,10 +119,10 @@ export interface MockControl {
   redeliverWebhook(deliveryId: string): Promise<WebhookDelivery>;
   /** Injects a fault into the next matching requests. */
   addFault(fault: FaultParams): Promise<Fault>;
-  /** The faults still armed. */
-  faults(): Promise<Fault[]>;
-  /** Removes every fault. */
-  clearFaults(): Promise<void>;
+  /** The faults still armed; with `accountId`, those naming that account. */
+  faults(accountId?: string): Promise<Fault[]>;
+  /** Removes every fault; with `accountId`, only those naming that account. */
+  clearFaults(accountId?: string): Promise<void>;
   /** Switches the rate limit on (429 RATE_LIMITED with Retry-After) or off (`null`). */
   setRateLimit(params: RateLimitParams | null): Promise<void>;
   /** Registers a key in the PIX key directory. */
@@ -272,13 +272,15 @@ export class ControlOperations {
     return this.state.outbox.redeliver(id);
   }
   addFault(fault: FaultParams): Fault {
-    return this.state.faults.add(checked(FaultBody, fault));
+    const params = checked(FaultBody, fault);
+    if (params.accountId !== undefined) this.state.account(params.accountId); // NOT_FOUND when unknown
+    return this.state.faults.add(params);
   }
-  faults(): Fault[] {
-    return this.state.faults.list();
+  faults(accountId?: string): Fault[] {
+    return this.state.faults.list(accountId);
   }
-  clearFaults(): void {
-    this.state.faults.clear();
+  clearFaults(accountId?: string): void {
+    this.state.faults.clear(accountId);
   }
   setRateLimit(params: RateLimitParams | null): void {
     if (params === null) this.state.rateLimiter.set(null);
@@ -339,8 +341,8 @@ export function directControl(ops: ControlOperations): MockControl {
     flushWebhooks: () => call(() => ops.flushWebhooks()),
     redeliverWebhook: (id) => call(() => ops.redeliverWebhook(id)),
     addFault: (fault) => call(() => ops.addFault(fault)),
-    faults: () => call(() => ops.faults()),
-    clearFaults: () => call(() => ops.clearFaults()),
+    faults: (accountId) => call(() => ops.faults(accountId)),
+    clearFaults: (accountId) => call(() => ops.clearFaults(accountId)),
     setRateLimit: (params) => call(() => ops.setRateLimit(params)),
     registerPixKey: (params) => call(() => ops.registerPixKey(params)),
     pixKeys: () => call(() => ops.pixKeys()),

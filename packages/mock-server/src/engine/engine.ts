@@ -89,7 +89,9 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
       if (req.body !== null && bodyBytes(req.body) > MAX_BODY_BYTES) throw tooLarge();
       let drop = false;
       if (!req.path.startsWith("/_mock/")) {
-        const fault = state.faults.take(req.method, req.path);
+        const fault = state.faults.take(req.method, req.path, () =>
+          state.authenticator.accountIdOf(req.header("authorization")),
+        );
         if (fault) {
           if (fault.latencyMs > 0) await sleep(fault.latencyMs);
           if (fault.error) throw fault.error;

@@ -17,6 +17,11 @@ export interface FaultParams {
   latencyMs?: number;
   /** Run the handler (its effect is kept), then cut the connection without an answer. */
   dropResponse?: boolean;
+  /**
+   * Only requests authenticated as this account match: parallel test runs sharing one mock each
+   * inject their own faults without touching the others' requests. @default every request
+   */
+  accountId?: string;
 }
 
 /** A fault as stored, with its id and the uses left. */
@@ -50,6 +55,8 @@ export const MAX_FAULTS = 1000;
 export class Faults {
   #faults: Fault[] = [];
   #seq = 0;
+  /** How many armed faults name an account: only then does a request's account need resolving. */
+  #scoped = 0;
 
   add(params: FaultParams): Fault {
     if (this.#faults.length >= MAX_FAULTS) {
@@ -60,25 +67,40 @@ export class Faults {
     const fault: Fault = { ...params, id: `flt_${++this.#seq}`, times: params.times ?? 1 };
     if (fault.method) fault.method = fault.method.toUpperCase();
     this.#faults.push(fault);
+    if (fault.accountId !== undefined) this.#scoped++;
     return { ...fault };
   }
 
-  list(): Fault[] {
-    return this.#faults.map((f) => ({ ...f }));
+  /** The armed faults; with `accountId`, only those naming that account. */
+  list(accountId?: string): Fault[] {
+    return this.#faults
+      .filter((f) => accountId === undefined || f.accountId === accountId)
+      .map((f) => ({ ...f }));
   }
 
-  clear(): void {
-    this.#faults = [];
+  /** Removes every fault; with `accountId`, only those naming that account. */
+  clear(accountId?: string): void {
+    this.#faults = accountId === undefined ? [] : this.#faults.filter((f) => f.accountId !== accountId);
+    this.#scoped = this.#faults.filter((f) => f.accountId !== undefined).length;
   }
 
-  /** Takes one use of the first fault matching the request, if any. */
-  take(method: string, path: string): FaultAction | null {
+  /**
+   * Takes one use of the first fault matching the request, if any. `accountOf` names the request's
+   * account (null without valid credentials); it is called only while a fault names an account.
+   */
+  take(method: string, path: string, accountOf: () => string | null = () => null): FaultAction | null {
     if (this.#faults.length === 0) return null;
-    const index = this.#faults.findIndex((f) => matches(f, method, path));
+    const accountId = this.#scoped > 0 ? accountOf() : null;
+    const index = this.#faults.findIndex(
+      (f) => matches(f, method, path) && (f.accountId === undefined || f.accountId === accountId),
+    );
     if (index === -1) return null;
     const fault = this.#faults[index]!;
     fault.times -= 1;
-    if (fault.times <= 0) this.#faults.splice(index, 1);
+    if (fault.times <= 0) {
+      this.#faults.splice(index, 1);
+      if (fault.accountId !== undefined) this.#scoped--;
+    }
     return {
       latencyMs: fault.latencyMs ?? 0,
       error: fault.status !== undefined ? faultError(fault.status, fault.code) : null,

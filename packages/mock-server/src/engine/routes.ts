@@ -85,6 +85,11 @@ export function checkAdminToken(req: EngineRequest, token: string): void {
 
 const ok = (value: unknown, status = 200): EngineResponse => json(status, value);
 
+/** The `accountId` of a control call's query, or undefined (absent or empty: every account). */
+function accountQuery(req: { query: string }): string | undefined {
+  return new URLSearchParams(req.query).get("accountId") || undefined;
+}
+
 /**
  * The query of a control list (`?accountId=&limit=`): a numeric `limit` read as a number, an empty
  * `accountId` as none (the dashboard's "all accounts"), unknown keys refused by {@link ListQuery}.
@@ -202,18 +207,15 @@ function controlRoutes(ops: ControlOperations): Route[] {
     route("POST", "/_mock/payouts/:id/refund", ({ params }) => ok(ops.refundPayout(params.id!))),
     route("GET", "/_mock/clock", () => ok(ops.clock())),
     route("POST", "/_mock/clock", ({ req }) => ok(ops.setClock(controlBody(req) as never))),
-    route("GET", "/_mock/webhooks", ({ req }) => {
-      const accountId = new URLSearchParams(req.query).get("accountId") ?? undefined;
-      return ok({ data: ops.webhooks(accountId || undefined) });
-    }),
+    route("GET", "/_mock/webhooks", ({ req }) => ok({ data: ops.webhooks(accountQuery(req)) })),
     route("POST", "/_mock/webhooks/flush", async () => ok({ data: await ops.flushWebhooks() })),
     route("POST", "/_mock/webhooks/:id/redeliver", async ({ params }) =>
       ok(await ops.redeliverWebhook(params.id!)),
     ),
-    route("GET", "/_mock/faults", () => ok({ data: ops.faults() })),
+    route("GET", "/_mock/faults", ({ req }) => ok({ data: ops.faults(accountQuery(req)) })),
     route("POST", "/_mock/faults", ({ req }) => ok(ops.addFault(controlBody(req) as never), 201)),
-    route("DELETE", "/_mock/faults", () => {
-      ops.clearFaults();
+    route("DELETE", "/_mock/faults", ({ req }) => {
+      ops.clearFaults(accountQuery(req));
       return ok({ data: [] });
     }),
     route("POST", "/_mock/rate-limit", ({ req }) => {
