@@ -64,6 +64,7 @@ export function createHttpControl(options: HttpControlOptions): MockControl {
     payins: (accountId, options) => listed("/payins", accountId, options),
     payouts: (accountId, options) => listed("/payouts", accountId, options),
     updateAccount: (accountId, params) => send("POST", `/accounts/${id(accountId)}/settings`, params),
+    resetAccount: (accountId) => send("POST", `/accounts/${id(accountId)}/reset`),
     rotateWebhookSecret: (accountId, params) =>
       send("POST", `/accounts/${id(accountId)}/webhook-secret`, params ?? {}),
     payPayin: (payinId) => send("POST", `/payins/${id(payinId)}/pay`),

@@ -120,6 +120,7 @@ const ROUTES: RouteSpec[] = [
       { payoutApproval: "manual", autoAdvance: false, creditCardEnabled: false },
     ],
   },
+  { method: "POST", path: "/_mock/accounts/:account/reset" },
   {
     method: "POST",
     path: "/_mock/accounts/:account/webhook-secret",
@@ -162,7 +163,7 @@ const ROUTES: RouteSpec[] = [
   { method: "GET", path: "/_mock/webhooks", queryKeys: ["accountId"] },
   { method: "POST", path: "/_mock/webhooks/flush" },
   { method: "POST", path: "/_mock/webhooks/:delivery/redeliver" },
-  { method: "GET", path: "/_mock/faults" },
+  { method: "GET", path: "/_mock/faults", queryKeys: ["accountId"] },
   {
     method: "POST",
     path: "/_mock/faults",
@@ -172,9 +173,10 @@ const ROUTES: RouteSpec[] = [
       { path: "/payin", latencyMs: 1 },
       { path: "/payout", dropResponse: true },
       { path: "/payin/*", status: 400, code: "FUZZ" },
+      { path: "/payout", status: 500, accountId: "acct_fuzz_unknown" },
     ],
   },
-  { method: "DELETE", path: "/_mock/faults" },
+  { method: "DELETE", path: "/_mock/faults", queryKeys: ["accountId"] },
   {
     method: "POST",
     path: "/_mock/rate-limit",

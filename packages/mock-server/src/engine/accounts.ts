@@ -161,8 +161,10 @@ export class Account {
     readonly id: string,
     readonly publicKey: string,
     readonly secretKey: string,
-    params: CreateAccountParams,
+    /** What the account was created with: its reset (`POST /_mock/accounts/{id}/reset`) goes back to it. */
+    readonly created: CreateAccountParams,
   ) {
+    const params = created;
     this.kycApproved = params.kycApproved ?? true;
     this.creditCardEnabled = params.creditCardEnabled ?? true;
     this.payoutApproval = params.payoutApproval ?? "automatic";

@@ -89,6 +89,12 @@ export interface MockControl {
    * period (default 24 h of mock time) with the previous one too.
    */
   rotateWebhookSecret(accountId: string, params?: { gracePeriodMs?: number }): Promise<RotatedWebhookSecret>;
+  /**
+   * One account back to how it was created (`POST /_mock/accounts/{id}/reset`): its payins, payouts,
+   * deliveries and faults gone, settings and opening balance as created; its id, API keys and webhook
+   * secret kept. Other accounts are untouched: parallel runs sharing a mock each reset their own.
+   */
+  resetAccount(accountId: string): Promise<AccountView>;
   /** The customer pays a PIX or BOLETO payin: PENDING → APPROVED, with its webhook. */
   payPayin(payinId: string): Promise<Payin>;
   /** The customer's open finance decision: APPROVED or REFUSED. */
@@ -205,6 +211,9 @@ export class ControlOperations {
     const account = this.state.account(accountId);
     account.update(checked(UpdateAccountBody, params));
     return accountView(account, this.state.autoAdvance, this.state.pixDirectory);
+  }
+  resetAccount(accountId: string): AccountView {
+    return accountView(this.state.resetAccount(accountId), this.state.autoAdvance, this.state.pixDirectory);
   }
   rotateWebhookSecret(accountId: string, params: { gracePeriodMs?: number } = {}): RotatedWebhookSecret {
     const account = this.state.account(accountId);
@@ -326,6 +335,7 @@ export function directControl(ops: ControlOperations): MockControl {
     payouts: (accountId, options) => call(() => ops.payouts(accountId, options)),
     updateAccount: (id, params) => call(() => ops.updateAccount(id, params)),
     rotateWebhookSecret: (id, params) => call(() => ops.rotateWebhookSecret(id, params)),
+    resetAccount: (id) => call(() => ops.resetAccount(id)),
     payPayin: (id) => call(() => ops.payPayin(id)),
     authorizePayin: (id, approve) => call(() => ops.authorizePayin(id, approve)),
     expirePayin: (id) => call(() => ops.expirePayin(id)),

@@ -187,6 +187,18 @@ export class Outbox {
     this.#holdTimer = undefined;
   }
 
+  /** Forgets one account's deliveries (its reset): no retry of them runs, the log no longer lists them. */
+  forget(accountId: string): void {
+    const kept = this.#deliveries.filter((d) => d.entry.accountId !== accountId);
+    for (const d of this.#deliveries) {
+      if (d.entry.accountId !== accountId) continue;
+      if (d.retry) d.retry.cancelled = true;
+      this.#byId.delete(d.entry.id);
+    }
+    this.#deliveries.splice(0, this.#deliveries.length, ...kept);
+    this.#held = this.#held.filter((d) => d.entry.accountId !== accountId);
+  }
+
   /** Stops scheduling (engine closed); attempts in flight finish without retries. */
   close(): void {
     this.#closed = true;

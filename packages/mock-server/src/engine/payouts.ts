@@ -103,6 +103,8 @@ export function createPayout(state: MockState, account: Account, body: unknown):
 function scheduleAdvance(state: MockState, account: Account, payout: PayoutRecord): void {
   if (!state.autoAdvanceOf(account) || !ADVANCEABLE.has(payout.status)) return;
   state.afterInterval(() => {
+    // the account was reset meanwhile: this payout is gone with it
+    if (!state.isLive(account)) return;
     if (!state.autoAdvanceOf(account) || !ADVANCEABLE.has(payout.status)) return;
     advanceStep(state, account, payout);
     scheduleAdvance(state, account, payout);

@@ -176,6 +176,7 @@ function controlRoutes(ops: ControlOperations): Route[] {
     route("POST", "/_mock/accounts", ({ req }) => ok(ops.createAccount(controlBody(req) as never), 201)),
     route("GET", "/_mock/accounts", () => ok({ data: ops.accounts() })),
     route("GET", "/_mock/accounts/:id", ({ params }) => ok(ops.getAccount(params.id!))),
+    route("POST", "/_mock/accounts/:id/reset", ({ params }) => ok(ops.resetAccount(params.id!))),
     route("POST", "/_mock/accounts/:id/settings", ({ req, params }) =>
       ok(ops.updateAccount(params.id!, controlBody(req) as never)),
     ),

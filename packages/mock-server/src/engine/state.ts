@@ -183,6 +183,37 @@ export class MockState {
     this.#start();
   }
 
+  /**
+   * One account back to its creation (`POST /_mock/accounts/{id}/reset`): its payins, payouts,
+   * deliveries and faults gone, its settings and opening balance as created; its id, API keys and
+   * webhook signing secrets kept, so the team's clients and receivers keep working. Work scheduled for
+   * its old records finds them gone and does nothing.
+   */
+  resetAccount(accountId: string): Account {
+    const old = this.account(accountId);
+    const fresh = new Account(old.id, old.publicKey, old.secretKey, old.created);
+    fresh.webhookSecret = old.webhookSecret;
+    fresh.previousWebhookSecret = old.previousWebhookSecret;
+    fresh.previousSecretUntil = old.previousSecretUntil;
+    for (const payin of old.payins) {
+      if (this.payins.get(payin.id) === payin) this.payins.delete(payin.id);
+      if (payin.threeDS) this.payinsByThreeDSTransaction.delete(payin.threeDS.transactionId);
+    }
+    this.accounts.set(fresh.id, fresh);
+    this.accountsByPublicKey.set(fresh.publicKey, fresh);
+    // credentials already checked point at the old object
+    this.authenticator.clear();
+    if (this.defaultAccount === old) this.defaultAccount = fresh;
+    this.outbox.forget(accountId);
+    this.faults.clear(accountId);
+    return fresh;
+  }
+
+  /** Whether `account` is still the live account of its id (not replaced by a reset). */
+  isLive(account: Account): boolean {
+    return this.accounts.get(account.id) === account;
+  }
+
   /** Stops every timer for good. */
   close(): void {
     this.#closed = true;
