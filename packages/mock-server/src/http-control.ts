@@ -1,4 +1,4 @@
-import type { MockControl } from "./engine/control.js";
+import type { MockControl, SetClockParams } from "./engine/control.js";
 import { MockControlError } from "./engine/control.js";
 import type { ListOptions } from "./engine/lists.js";
 
@@ -10,6 +10,15 @@ export interface HttpControlOptions {
   adminToken?: string;
   /** HTTP client. @default globalThis.fetch */
   fetch?: typeof fetch;
+}
+
+/** A clock body as JSON: a `Date` or epoch ms `now` sent as ISO 8601. */
+function clockBody(params: SetClockParams): object {
+  const now =
+    params.now instanceof Date || typeof params.now === "number"
+      ? new Date(params.now).toISOString()
+      : params.now;
+  return { ...params, now };
 }
 
 /**
@@ -77,13 +86,10 @@ export function createHttpControl(options: HttpControlOptions): MockControl {
     failPayout: (payoutId, status) => send("POST", `/payouts/${id(payoutId)}/fail`, status ? { status } : {}),
     refundPayout: (payoutId) => send("POST", `/payouts/${id(payoutId)}/refund`),
     clock: () => send("GET", "/clock"),
-    setClock: (params) => {
-      const now =
-        params.now instanceof Date || typeof params.now === "number"
-          ? new Date(params.now).toISOString()
-          : params.now;
-      return send("POST", "/clock", { ...params, now });
-    },
+    setClock: (params) => send("POST", "/clock", clockBody(params)),
+    accountClock: (accountId) => send("GET", `/accounts/${id(accountId)}/clock`),
+    setAccountClock: (accountId, params) =>
+      send("POST", `/accounts/${id(accountId)}/clock`, clockBody(params)),
     webhooks: async (accountId) =>
       (await send<{ data: never }>("GET", `/webhooks${accountId ? `?accountId=${id(accountId)}` : ""}`)).data,
     flushWebhooks: async () => (await send<{ data: never }>("POST", "/webhooks/flush")).data,

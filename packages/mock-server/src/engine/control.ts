@@ -115,6 +115,13 @@ export interface MockControl {
   refundPayout(payoutId: string): Promise<Payout>;
   /** The mock clock. */
   clock(): Promise<ClockView>;
+  /** An account's own test clock: the sandbox clock plus the account's offset. */
+  accountClock(accountId: string): Promise<ClockView>;
+  /**
+   * Sets or advances one account's clock (`POST /_mock/accounts/{id}/clock`, the shapes of
+   * `/_mock/clock`): its expiries, reserve releases and webhook retries run on it; other accounts' do not move.
+   */
+  setAccountClock(accountId: string, params: SetClockParams): Promise<ClockView>;
   /** Sets or advances the mock clock; due expiries, reserve releases and retries run at once. */
   setClock(params: SetClockParams): Promise<ClockView>;
   /** The webhook delivery log, oldest first, optionally of one account. */
@@ -219,7 +226,7 @@ export class ControlOperations {
     const account = this.state.account(accountId);
     const input = checked(RotateWebhookSecretBody, params);
     return account.rotateWebhookSecret(
-      this.state.clock.now(),
+      this.state.nowOf(accountId),
       input.gracePeriodMs ?? WEBHOOK_SECRET_GRACE_MS,
     );
   }
@@ -267,9 +274,29 @@ export class ControlOperations {
       throw invalidData("advanceMs", `would move the clock past ${new Date(CLOCK_MAX_MS).toISOString()}`);
     if (input.now !== undefined) this.state.clock.set(clockTimeOf(input.now));
     if (input.advanceMs !== undefined) this.state.clock.advance(input.advanceMs);
-    this.state.scheduler.runDue();
-    this.state.scheduler.arm();
+    // every account's clock moved with the sandbox's
+    this.state.runDue();
+    this.state.armAll();
     return this.clock();
+  }
+  accountClock(accountId: string): ClockView {
+    this.state.account(accountId);
+    return { now: new Date(this.state.nowOf(accountId)).toISOString() };
+  }
+  setAccountClock(accountId: string, params: SetClockParams): ClockView {
+    this.state.account(accountId);
+    const time = this.state.timeOf(accountId);
+    const input = checked(ClockBody, {
+      ...params,
+      now: params.now === undefined ? undefined : isoOf(params.now),
+    });
+    const target = (input.now === undefined ? time.now() : clockTimeOf(input.now)) + (input.advanceMs ?? 0);
+    if (target > CLOCK_MAX_MS)
+      throw invalidData("advanceMs", `would move the clock past ${new Date(CLOCK_MAX_MS).toISOString()}`);
+    time.set(target);
+    time.scheduler.runDue();
+    time.scheduler.arm();
+    return this.accountClock(accountId);
   }
   webhooks(accountId?: string): WebhookDelivery[] {
     return this.state.outbox.list(accountId);
@@ -346,6 +373,8 @@ export function directControl(ops: ControlOperations): MockControl {
     failPayout: (id, status) => call(() => ops.failPayout(id, status)),
     refundPayout: (id) => call(() => ops.refundPayout(id)),
     clock: () => call(() => ops.clock()),
+    accountClock: (id) => call(() => ops.accountClock(id)),
+    setAccountClock: (id, params) => call(() => ops.setAccountClock(id, params)),
     setClock: (params) => call(() => ops.setClock(params)),
     webhooks: (accountId) => call(() => ops.webhooks(accountId)),
     flushWebhooks: () => call(() => ops.flushWebhooks()),

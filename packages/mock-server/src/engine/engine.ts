@@ -85,7 +85,13 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
 
   async function answer(req: EngineRequest): Promise<EngineResponse> {
     try {
-      state.scheduler.runDue();
+      // Work due on the clock runs before the request sees the state: the caller's account's for the
+      // merchant API (accounts do not affect each other), every account's for the control API and pages.
+      if (req.path.startsWith("/_mock/")) state.runDue();
+      else {
+        const caller = state.authenticator.accountIdOf(req.header("authorization"));
+        if (caller !== null) state.runDue(caller);
+      }
       if (req.body !== null && bodyBytes(req.body) > MAX_BODY_BYTES) throw tooLarge();
       let drop = false;
       if (!req.path.startsWith("/_mock/")) {

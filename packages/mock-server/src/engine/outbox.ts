@@ -1,10 +1,10 @@
 import { WEBHOOK_HEADERS, WEBHOOK_RETRY_DELAYS_MS, WEBHOOK_TIMEOUT_MS } from "@paykit/contract";
 import { Webhook } from "standardwebhooks";
-import type { MockClock } from "./clock.js";
+import type { AccountTime } from "./account-time.js";
 import { DeliverySlots } from "./delivery-slots.js";
 import { ApiError } from "./http.js";
 import type { UlidFactory } from "./ids.js";
-import { type ScheduledTask, type Scheduler, unrefTimer } from "./scheduler.js";
+import { type ScheduledTask, unrefTimer } from "./scheduler.js";
 import { childTraceparent, type TraceContext } from "./trace-context.js";
 
 /** How much of a receiver's answer is read; the rest is discarded (a receiver may answer anything). */
@@ -86,8 +86,8 @@ export class Outbox {
   #closed = false;
 
   constructor(
-    private readonly clock: MockClock,
-    private readonly scheduler: Scheduler,
+    /** Each account's clock and schedule: its deliveries' times and retries run on it. */
+    private readonly timeOf: (accountId: string) => AccountTime,
     private readonly ids: UlidFactory,
     private readonly fetcher: () => WebhookFetch,
     private readonly timeoutMs: number = WEBHOOK_TIMEOUT_MS,
@@ -96,7 +96,7 @@ export class Outbox {
 
   /** Queues an event and starts its first attempt (at once, or after the hold in out-of-order mode). */
   enqueue(event: WebhookEvent): WebhookDelivery {
-    const ulid = this.ids.next(this.clock.now());
+    const ulid = this.ids.next(this.timeOf(event.accountId).now());
     const state: DeliveryState = {
       entry: {
         id: `wh_${ulid}`,
@@ -141,10 +141,9 @@ export class Outbox {
     await this.idle();
     const started = new Set<DeliveryState>(this.#held);
     this.#releaseHeld();
-    const now = this.clock.now();
     for (const d of this.#deliveries) {
-      if (d.entry.state !== "pending" || d.inFlight !== null || d.retry === null || d.retry.at > now)
-        continue;
+      if (d.entry.state !== "pending" || d.inFlight !== null || d.retry === null) continue;
+      if (d.retry.at > this.timeOf(d.entry.accountId).now()) continue;
       d.retry.cancelled = true;
       d.retry = null;
       this.#start(d);
@@ -233,7 +232,7 @@ export class Outbox {
   }
 
   async #attempt(d: DeliveryState): Promise<boolean> {
-    const at = new Date(this.clock.now()).toISOString();
+    const at = new Date(this.timeOf(d.entry.accountId).now()).toISOString();
     const wallSeconds = Math.floor(Date.now() / 1000);
     const headers: Record<string, string> = {
       "content-type": "application/json",
@@ -282,7 +281,8 @@ export class Outbox {
         d.entry.state = "failed";
       } else if (!this.#closed && this.#byId.get(d.entry.id) === d) {
         const delay = WEBHOOK_RETRY_DELAYS_MS[d.cycleAttempts - 1] ?? 0;
-        d.retry = this.scheduler.schedule(this.clock.now() + delay, () => {
+        const time = this.timeOf(d.entry.accountId);
+        d.retry = time.scheduler.schedule(time.now() + delay, () => {
           d.retry = null;
           if (d.inFlight === null) this.#start(d);
         });

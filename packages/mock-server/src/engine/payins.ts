@@ -65,7 +65,8 @@ export function createPayin(state: MockState, account: Account, body: unknown, b
     status = outcome.status;
   }
 
-  const now = state.clock.now();
+  const time = state.timeOf(account.id);
+  const now = time.now();
   const payin = new PayinRecord(
     state.ids.next(now, PAYIN_ID_PREFIX),
     account.id,
@@ -83,12 +84,12 @@ export function createPayin(state: MockState, account: Account, body: unknown, b
     case "PIX":
       pixCode = account.pixCharge.code(params.amount, payin.id);
       payin.pixCharge = account.pixCharge;
-      state.scheduler.scheduleIn(state.pixExpiries, now + PIX_EXPIRY_MS, payin);
+      time.scheduler.scheduleIn(time.pixExpiries, now + PIX_EXPIRY_MS, payin);
       break;
     case "BOLETO":
       payin.boletoBarcode = boletoLineOf(params.amount, now + BOLETO_EXPIRY_MS, ++state.boletoSeq);
       payin.boletoUrl = `${base}/_mock/boleto/${payin.id}.pdf`;
-      state.scheduler.schedule(now + BOLETO_EXPIRY_MS, state.expireOnClock, payin);
+      time.scheduler.schedule(now + BOLETO_EXPIRY_MS, state.expireOnClock, payin);
       break;
     case "OPEN_FINANCE":
       payin.openFinanceRedirectUrl = `${base}/_mock/open-finance/${payin.id}`;
@@ -142,9 +143,10 @@ function credit(state: MockState, account: Account, payin: PayinRecord): void {
   account.approvedNet += net;
   if (reserve > 0) {
     account.reserved += reserve;
-    const releaseAt = state.clock.now() + account.fees.cardReserveDays * DAY_MS;
+    const time = state.timeOf(account.id);
+    const releaseAt = time.now() + account.fees.cardReserveDays * DAY_MS;
     const generation = state.generation;
-    state.scheduler.schedule(releaseAt, () => {
+    time.scheduler.schedule(releaseAt, () => {
       if (generation === state.generation) account.reserved -= reserve;
     });
   }
@@ -160,7 +162,7 @@ export function transitionPayin(state: MockState, payin: PayinRecord, to: KnownP
       details: [{ path: "status", message: `is ${payin.status}` }],
     });
   }
-  recordStatus(payin, to, state.clock.now());
+  recordStatus(payin, to, state.nowOf(payin.accountId));
   if (to === "APPROVED") credit(state, state.account(payin.accountId), payin);
   state.notifyPayin(payin, to);
 }

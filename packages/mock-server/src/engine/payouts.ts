@@ -45,7 +45,7 @@ export function createPayout(state: MockState, account: Account, body: unknown):
   }
   const existing = account.payoutsByReference.get(params.referenceId);
   if (existing) throw invalidData("referenceId", `is already used by payout ${existing.id} of this account`);
-  const now = state.clock.now();
+  const now = state.nowOf(account.id);
   const limit = payoutLimitAt(new Date(now), account.limits);
   if (params.amount > limit) {
     throw new ApiError(
@@ -124,7 +124,7 @@ function transitionPayout(
     });
   }
   const from = payout.status;
-  const now = state.clock.now();
+  const now = state.nowOf(account.id);
   if (to === "PROCESSING") {
     payout.externalId = endToEndId(MOCK_ACQUIRER_ISPB, now);
     payout.feeAmount = account.fees.payoutFlatCents;

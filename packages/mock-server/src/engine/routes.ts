@@ -177,6 +177,10 @@ function controlRoutes(ops: ControlOperations): Route[] {
     route("GET", "/_mock/accounts", () => ok({ data: ops.accounts() })),
     route("GET", "/_mock/accounts/:id", ({ params }) => ok(ops.getAccount(params.id!))),
     route("POST", "/_mock/accounts/:id/reset", ({ params }) => ok(ops.resetAccount(params.id!))),
+    route("GET", "/_mock/accounts/:id/clock", ({ params }) => ok(ops.accountClock(params.id!))),
+    route("POST", "/_mock/accounts/:id/clock", ({ req, params }) =>
+      ok(ops.setAccountClock(params.id!, controlBody(req) as never)),
+    ),
     route("POST", "/_mock/accounts/:id/settings", ({ req, params }) =>
       ok(ops.updateAccount(params.id!, controlBody(req) as never)),
     ),

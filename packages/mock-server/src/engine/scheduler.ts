@@ -1,4 +1,8 @@
-import type { MockClock } from "./clock.js";
+/** What a schedule reads the time from: the sandbox clock, or an account's. */
+export interface Clock {
+  now(): number;
+}
+
 import { MinHeap } from "./heap.js";
 import { Lane } from "./lane.js";
 
@@ -20,7 +24,7 @@ const MAX_TIMER_MS = 2_147_483_647;
  * the earliest task, so a moved clock and a quiet server both see expiries and retries on time.
  */
 export class Scheduler {
-  readonly #clock: MockClock;
+  readonly #clock: Clock;
   readonly #heap = new MinHeap<ScheduledTask>();
   readonly #lanes: Lane<never>[] = [];
   #seq = 0;
@@ -28,7 +32,7 @@ export class Scheduler {
   #armedAt = Number.POSITIVE_INFINITY;
   #stopped = false;
 
-  constructor(clock: MockClock) {
+  constructor(clock: Clock) {
     this.#clock = clock;
   }
 

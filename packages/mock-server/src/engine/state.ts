@@ -1,4 +1,5 @@
 import { type KnownPayinStatus, type KnownPayoutStatus, WEBHOOK_TIMEOUT_MS } from "@paykit/contract";
+import { AccountTime } from "./account-time.js";
 import {
   Account,
   type AccountKeys,
@@ -12,13 +13,12 @@ import { DEFAULT_DELIVERY_CONCURRENCY, type DeliveryConcurrency, DeliverySlots }
 import { Faults, RateLimiter } from "./faults.js";
 import { ApiError } from "./http.js";
 import { randomString, UlidFactory } from "./ids.js";
-import type { Lane } from "./lane.js";
 import { Outbox, type WebhookFetch } from "./outbox.js";
 import { PayinIndex } from "./payin-index.js";
 import { expireOnClock } from "./payins.js";
 import { PixDirectory, type PixDirectoryMode, type RegisterPixKeyParams } from "./pix-directory.js";
 import { type PayinRecord, type PayoutRecord, payinWebhookJson, payoutJson } from "./records.js";
-import { Scheduler, unrefTimer } from "./scheduler.js";
+import { unrefTimer } from "./scheduler.js";
 import type { TraceContext } from "./trace-context.js";
 
 /** Options of a mock engine. */
@@ -83,8 +83,10 @@ const DEFAULT_ACCOUNT: CreateAccountParams = {
  * checks and changes money runs without an `await` in between.
  */
 export class MockState {
+  /** The sandbox clock; every account's clock is it plus the account's own offset. */
   readonly clock: MockClock;
-  readonly scheduler: Scheduler;
+  /** Each account's clock and schedule, by account id. */
+  readonly #times = new Map<string, AccountTime>();
   readonly ids = new UlidFactory();
   readonly directory = new PixDirectory();
   readonly faults = new Faults();
@@ -122,17 +124,12 @@ export class MockState {
   #closed = false;
   /** The expiry every PIX and BOLETO payin schedules: one function for all of them. */
   readonly expireOnClock = (payin: PayinRecord): void => expireOnClock(this, payin);
-  /** PIX payins' expiries, all 1 h after creation, so in creation order: no task object per payin. */
-  readonly pixExpiries: Lane<PayinRecord>;
 
   constructor(options: EngineOptions = {}) {
     this.clock = new MockClock(options.now);
-    this.scheduler = new Scheduler(this.clock);
-    this.pixExpiries = this.scheduler.lane(this.expireOnClock);
     const fetcher = options.fetch;
     this.outbox = new Outbox(
-      this.clock,
-      this.scheduler,
+      (accountId) => this.timeOf(accountId),
       this.ids,
       () => fetcher ?? ((url, init) => globalThis.fetch(url, init)),
       options.webhookTimeoutMs ?? WEBHOOK_TIMEOUT_MS,
@@ -167,7 +164,8 @@ export class MockState {
     this.generation += 1;
     for (const timer of this.#advanceTimers) clearTimeout(timer);
     this.#advanceTimers.clear();
-    this.scheduler.clear();
+    for (const time of this.#times.values()) time.scheduler.clear();
+    this.#times.clear();
     this.outbox.clear();
     this.faults.clear();
     this.rateLimiter.set(null);
@@ -206,6 +204,10 @@ export class MockState {
     if (this.defaultAccount === old) this.defaultAccount = fresh;
     this.outbox.forget(accountId);
     this.faults.clear(accountId);
+    // its scheduled work (expiries, reserve releases, retries of the old records) goes with it, and
+    // its clock is the sandbox clock again
+    this.#times.get(accountId)?.scheduler.stop();
+    this.#times.set(accountId, new AccountTime(this.clock, this.expireOnClock));
     return fresh;
   }
 
@@ -220,7 +222,7 @@ export class MockState {
     this.generation += 1;
     for (const timer of this.#advanceTimers) clearTimeout(timer);
     this.#advanceTimers.clear();
-    this.scheduler.stop();
+    for (const time of this.#times.values()) time.scheduler.stop();
     this.outbox.close();
   }
 
@@ -242,7 +244,35 @@ export class MockState {
     const account = new Account(id, keys.publicKey, keys.secretKey, params);
     this.accounts.set(account.id, account);
     this.accountsByPublicKey.set(account.publicKey, account);
+    this.#times.set(account.id, new AccountTime(this.clock, this.expireOnClock));
     return account;
+  }
+
+  /**
+   * An account's clock and schedule. An id without an account (a record whose account was reset
+   * away) gets a detached one, so late work on it schedules nothing that runs.
+   */
+  timeOf(accountId: string): AccountTime {
+    return this.#times.get(accountId) ?? new AccountTime(this.clock, () => {});
+  }
+
+  /** The time on an account's clock, in epoch ms. */
+  nowOf(accountId: string): number {
+    return this.#times.get(accountId)?.now() ?? this.clock.now();
+  }
+
+  /** Runs the work due on one account's clock, or on every account's. */
+  runDue(accountId?: string): void {
+    if (accountId !== undefined) {
+      this.#times.get(accountId)?.scheduler.runDue();
+      return;
+    }
+    for (const time of this.#times.values()) time.scheduler.runDue();
+  }
+
+  /** Re-arms every account's timer (the sandbox clock moved). */
+  armAll(): void {
+    for (const time of this.#times.values()) time.scheduler.arm();
   }
 
   /** The account by id, or 404 NOT_FOUND. */
@@ -328,7 +358,7 @@ export class MockState {
    * rotation is signed with the new secret (and the old one during its grace), like a real sender.
    */
   #signingSecretsOf(accountId: string): () => readonly string[] {
-    return () => this.accounts.get(accountId)?.signingSecrets(this.clock.now()) ?? [];
+    return () => this.accounts.get(accountId)?.signingSecrets(this.nowOf(accountId)) ?? [];
   }
 
   /** Sends the webhook of a payout's new status, when the payout has a `webhookUrl`. */
