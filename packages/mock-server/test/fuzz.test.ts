@@ -121,6 +121,16 @@ const ROUTES: RouteSpec[] = [
     ],
   },
   { method: "POST", path: "/_mock/accounts/:account/reset" },
+  { method: "GET", path: "/_mock/accounts/:account/clock" },
+  {
+    method: "POST",
+    path: "/_mock/accounts/:account/clock",
+    samples: () => [
+      { advanceMs: 3_600_000 },
+      { now: "2031-02-03T04:05:06Z" },
+      { now: "2030-01-01", advanceMs: 1 },
+    ],
+  },
   {
     method: "POST",
     path: "/_mock/accounts/:account/webhook-secret",

@@ -71,10 +71,10 @@ export async function startWorld(): Promise<World> {
 /** Stops what {@link startWorld} started. */
 export async function stopWorld(): Promise<void> {
   if (!current) return;
-  const { mock, receiver } = current;
+  const { mock, receiver, redis } = current;
   current = undefined;
   await new Promise<void>((resolve) => receiver.close(() => resolve()));
   await mock.close();
-  // Redis stays up until this process exits (scripts/services.mjs kills it then): the blocks' clients
-  // stay connected, and a client that loses its server emits errors nobody listens to.
+  // the blocks' clients log their reconnection errors (as the blocks show) and stop with the worker
+  await redis.stop();
 }
