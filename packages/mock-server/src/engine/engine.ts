@@ -2,6 +2,7 @@ import type { AccountKeys } from "./accounts.js";
 import { ControlOperations, directControl, type MockControl } from "./control.js";
 import { ApiError, type EngineRequest, type EngineResponse, errorResponse, MAX_BODY_BYTES } from "./http.js";
 import { guardControlCall } from "./origin-guard.js";
+import { expireOnClock } from "./payins.js";
 import { Router } from "./router.js";
 import { allRoutes, checkAdminToken } from "./routes.js";
 import { type EngineOptions, MockState } from "./state.js";
@@ -72,7 +73,7 @@ function bodyBytes(text: string): number {
  * engine.close();
  */
 export function createEngine(options: CreateEngineOptions = {}): MockEngine {
-  const state = new MockState(options);
+  const state = new MockState(options, expireOnClock);
   const ops = new ControlOperations(state);
   const router = new Router(allRoutes(state, ops));
   const onError = options.onError;

@@ -15,7 +15,6 @@ import { ApiError } from "./http.js";
 import { randomString, UlidFactory } from "./ids.js";
 import { Outbox, type WebhookFetch } from "./outbox.js";
 import { PayinIndex } from "./payin-index.js";
-import { expireOnClock } from "./payins.js";
 import { PixDirectory, type PixDirectoryMode, type RegisterPixKeyParams } from "./pix-directory.js";
 import { type PayinRecord, type PayoutRecord, payinWebhookJson, payoutJson } from "./records.js";
 import { unrefTimer } from "./scheduler.js";
@@ -123,9 +122,14 @@ export class MockState {
   readonly #extraKeys: RegisterPixKeyParams[];
   #closed = false;
   /** The expiry every PIX and BOLETO payin schedules: one function for all of them. */
-  readonly expireOnClock = (payin: PayinRecord): void => expireOnClock(this, payin);
+  readonly expireOnClock: (payin: PayinRecord) => void;
 
-  constructor(options: EngineOptions = {}) {
+  /**
+   * `expirePayin` is the payins module's expiry, handed in by the engine, so that the state does not
+   * import the modules that act on it (they import the state).
+   */
+  constructor(options: EngineOptions, expirePayin: (state: MockState, payin: PayinRecord) => void) {
+    this.expireOnClock = (payin) => expirePayin(this, payin);
     this.clock = new MockClock(options.now);
     const fetcher = options.fetch;
     this.outbox = new Outbox(

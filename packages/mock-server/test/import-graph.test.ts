@@ -1,0 +1,76 @@
+// The mock's modules never depend on each other in a circle (issue 15: engine/payins.ts and
+// engine/state.ts did, through expiry). Imports are read with the TypeScript compiler's own scanner,
+// type-only imports and re-exports included: a cycle of types is still a cycle of design.
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import ts from "typescript";
+import { describe, expect, it } from "vitest";
+
+const src = fileURLToPath(new URL("../src", import.meta.url));
+
+function sources(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sources(path);
+    return path.endsWith(".ts") && !path.endsWith(".test.ts") ? [path] : [];
+  });
+}
+
+/** Each source file's relative imports, resolved to source files. */
+function importGraph(): Map<string, string[]> {
+  const files = sources(src);
+  const known = new Set(files);
+  return new Map(
+    files.map((file) => {
+      const { importedFiles } = ts.preProcessFile(readFileSync(file, "utf8"), true, true);
+      const deps = importedFiles
+        .map((f) => f.fileName)
+        .filter((name) => name.startsWith("."))
+        .map((name) => resolve(dirname(file), name.replace(/\.js$/, ".ts")))
+        .filter((path) => known.has(path));
+      return [file, deps];
+    }),
+  );
+}
+
+function cycles(graph: Map<string, string[]>): string[][] {
+  const found: string[][] = [];
+  const done = new Set<string>();
+  const path: string[] = [];
+  const visit = (file: string) => {
+    if (path.includes(file)) {
+      found.push([...path.slice(path.indexOf(file)), file].map((f) => relative(src, f)));
+      return;
+    }
+    if (done.has(file)) return;
+    path.push(file);
+    for (const dep of graph.get(file) ?? []) visit(dep);
+    path.pop();
+    done.add(file);
+  };
+  for (const file of graph.keys()) visit(file);
+  return found;
+}
+
+describe("the mock's import graph", () => {
+  it("reads the imports of every module (the scanner is not fooled into an empty graph)", () => {
+    const graph = importGraph();
+    expect(graph.size).toBeGreaterThan(40);
+    expect(graph.get(join(src, "engine", "engine.ts"))).toContain(join(src, "engine", "state.ts"));
+  });
+
+  it("has no cycle, type-only imports included", () => {
+    expect(cycles(importGraph())).toEqual([]);
+  });
+
+  it("would report the cycle the state and the payins modules used to form", () => {
+    const graph = importGraph();
+    const state = join(src, "engine", "state.ts");
+    const payins = join(src, "engine", "payins.ts");
+    graph.set(state, [...(graph.get(state) ?? []), payins]);
+    expect(cycles(graph).map((c) => c.join(" -> "))).toContain(
+      "engine/payins.ts -> engine/state.ts -> engine/payins.ts",
+    );
+  });
+});
