@@ -101,6 +101,9 @@ describe.skipIf(SKIP_BROWSER)("the mock's dashboard in headless Chromium", () =>
     page.on("request", (request) => {
       if (new URL(request.url()).pathname !== "/_mock/dashboard") sent.push(request.headers().authorization);
     });
+    // A locked dashboard does not keep polling (every 2 s) without the token: that would only collect 401s.
+    await page.waitForTimeout(2_500);
+    expect(sent).toEqual([]);
     await page.fill("#token", "dashboard-admin-token");
     await page.click("#token-form button");
     await page.waitForSelector(`[data-account="${mock.account.accountId}"]`);

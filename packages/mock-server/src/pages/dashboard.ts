@@ -20,7 +20,7 @@
 // it lives in this TypeScript string untouched). Every value from the API is written with textContent, never HTML.
 const SCRIPT = `
 "use strict";
-var state = { account: "", token: sessionStorage.getItem("paykit-mock-admin-token") || "", timer: null };
+var state = { account: "", token: sessionStorage.getItem("paykit-mock-admin-token") || "", timer: null, locked: false };
 var FINAL_OK = { APPROVED: 1, COMPLETED: 1, delivered: 1 };
 var FINAL_BAD = { REFUSED: 1, EXPIRED: 1, FAILED: 1, CANCELED: 1, REFUNDED: 1, failed: 1 };
 
@@ -69,6 +69,8 @@ function api(method, path, body) {
         var data = null;
         try { data = text ? JSON.parse(text) : null; } catch (e) { data = { message: text }; }
         if (response.status === 401) {
+          // Until a token is given, automatic refreshes would only collect more 401s.
+          state.locked = true;
           $("token-form").hidden = false;
         }
         if (!response.ok) {
@@ -205,7 +207,7 @@ function refresh() {
 
 function schedule() {
   clearInterval(state.timer);
-  if ($("auto").checked) state.timer = setInterval(refresh, 2000);
+  if ($("auto").checked) state.timer = setInterval(function () { if (!state.locked) refresh(); }, 2000);
 }
 
 $("account").addEventListener("change", function (e) { state.account = e.target.value; refresh(); });
@@ -221,6 +223,7 @@ $("token-form").addEventListener("submit", function (e) {
   e.preventDefault();
   state.token = $("token").value.trim();
   sessionStorage.setItem("paykit-mock-admin-token", state.token);
+  state.locked = false;
   $("token-form").hidden = true;
   refresh();
 });
