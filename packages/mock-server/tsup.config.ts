@@ -2,7 +2,12 @@ import { defineConfig } from "tsup";
 
 export default defineConfig([
   {
-    entry: ["src/index.ts", "src/engine/index.ts", "src/msw/index.ts"],
+    // Named entries keep the published layout (dist/engine/index.js, dist/msw/index.js) whatever the rooms.
+    entry: {
+      index: "src/index.ts",
+      "engine/index": "src/engine.ts",
+      "msw/index": "src/transports/msw/index.ts",
+    },
     format: ["esm", "cjs"],
     dts: true,
     sourcemap: true,
@@ -12,7 +17,7 @@ export default defineConfig([
     external: ["msw"],
   },
   {
-    entry: ["src/node/cli.ts"],
+    entry: { cli: "src/transports/node/cli.ts" },
     outDir: "dist/node",
     format: ["esm"],
     sourcemap: true,

@@ -11,6 +11,15 @@ export {
   runWebhookDoctor,
   type WebhookDoctorOptions,
 } from "./doctor/doctor.js";
+export {
+  type PayinCreateParamsFor,
+  SAMPLE_CARD,
+  SAMPLE_CUSTOMER,
+  SAMPLE_ITEMS,
+  samplePayin,
+  samplePayout,
+  sampleReferenceId,
+} from "./domain/samples.js";
 export type {
   AccountBalance,
   AccountKeys,
@@ -42,7 +51,7 @@ export type {
   WebhookAttempt,
   WebhookDelivery,
   WebhookFetch,
-} from "./engine/index.js";
+} from "./engine.js";
 export {
   CONTROL_LIST_LIMIT,
   createEngine,
@@ -52,15 +61,6 @@ export {
   RISK_EMAIL_SUFFIX,
   SEED_PIX_KEYS,
   TEMPORARY_UNAVAILABLE_AMOUNT,
-} from "./engine/index.js";
-export { createHttpControl, type HttpControlOptions } from "./http-control.js";
-export {
-  type PayinCreateParamsFor,
-  SAMPLE_CARD,
-  SAMPLE_CUSTOMER,
-  SAMPLE_ITEMS,
-  samplePayin,
-  samplePayout,
-  sampleReferenceId,
-} from "./samples.js";
-export { createMockServer, type MockServer, type MockServerOptions } from "./server.js";
+} from "./engine.js";
+export { createHttpControl, type HttpControlOptions } from "./http/control-client.js";
+export { createMockServer, type MockServer, type MockServerOptions } from "./transports/node/server.js";

@@ -4,10 +4,10 @@ import { createRequire } from "node:module";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { parseCliArgs } from "../src/node/args.js";
+import { parseCliArgs } from "../src/transports/node/args.js";
 import { basic } from "./fixtures.js";
 
-const CLI = fileURLToPath(new URL("../src/node/cli.ts", import.meta.url));
+const CLI = fileURLToPath(new URL("../src/transports/node/cli.ts", import.meta.url));
 // tsx as a loader in the CLI's own process: the tsx command runs a second process and relays signals,
 // which races with the CLI's SIGINT handler on a loaded machine (exit 130 instead of a clean stop).
 const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm")).href;

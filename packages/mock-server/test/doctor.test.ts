@@ -7,7 +7,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
 import { type DoctorReport, runWebhookDoctor } from "../src/index.js";
-import { parseDoctorArgs } from "../src/node/args.js";
+import { parseDoctorArgs } from "../src/transports/node/args.js";
 
 const SECRET = `whsec_${Buffer.from("doctor-test-secret-of-32-bytes!!").toString("base64")}`;
 const servers: Server[] = [];
@@ -149,7 +149,7 @@ describe("runWebhookDoctor", () => {
 
 describe("paykit-mock doctor", () => {
   it("prints the cases as JSON and exits 1 when a required case fails, 0 when all pass", async () => {
-    const cli = fileURLToPath(new URL("../src/node/cli.ts", import.meta.url));
+    const cli = fileURLToPath(new URL("../src/transports/node/cli.ts", import.meta.url));
     const loader = pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm")).href;
     const run = async (url: string) => {
       const child = spawn(

@@ -11,7 +11,7 @@ import {
   samplePayout,
   sampleReferenceId,
 } from "../src/index.js";
-import { createPaykitMock } from "../src/msw/index.js";
+import { createPaykitMock } from "../src/transports/msw/index.js";
 
 /** One way of reaching the mock: the engine directly, node:http, or msw. */
 export interface Harness {

@@ -1,19 +1,19 @@
 import { buildBrCode, crc16Ccitt, PayinCreateParams, parseBrCode, validate } from "@paykit/contract";
 import { describe, expect, it } from "vitest";
-import { Account, Authenticator } from "../src/engine/accounts.js";
-import { MockClock } from "../src/engine/clock.js";
-import { randomString, UlidFactory } from "../src/engine/ids.js";
-import { jsonString, needsJsonEscape } from "../src/engine/json-text.js";
-import { PayinIndex } from "../src/engine/payin-index.js";
-import { PixCharge } from "../src/engine/pix-charge.js";
+import { Account, Authenticator } from "../src/domain/accounts.js";
+import { MockClock } from "../src/domain/clock.js";
+import { randomString, UlidFactory } from "../src/domain/ids.js";
+import { jsonString, needsJsonEscape } from "../src/domain/json-text.js";
+import { PayinIndex } from "../src/domain/payin-index.js";
+import { PixCharge } from "../src/domain/pix-charge.js";
 import {
   PayinRecord,
   payinCreatedBody,
   payinCreatedJson,
   recordStatus,
   storedJson,
-} from "../src/engine/records.js";
-import { Scheduler } from "../src/engine/scheduler.js";
+} from "../src/domain/records.js";
+import { Scheduler } from "../src/domain/scheduler.js";
 
 const CROCKFORD_ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 const T0 = Date.UTC(2026, 0, 31, 12);

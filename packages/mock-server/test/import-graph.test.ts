@@ -1,5 +1,5 @@
-// The mock's modules never depend on each other in a circle (issue 15: engine/payins.ts and
-// engine/state.ts did, through expiry). Imports are read with the TypeScript compiler's own scanner,
+// The mock's modules never depend on each other in a circle (issue 15: the payins and state modules
+// did, through expiry), and its rooms keep their direction: the domain imports no other room. Imports are read with the TypeScript compiler's own scanner,
 // type-only imports and re-exports included: a cycle of types is still a cycle of design.
 import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -57,7 +57,7 @@ describe("the mock's import graph", () => {
   it("reads the imports of every module (the scanner is not fooled into an empty graph)", () => {
     const graph = importGraph();
     expect(graph.size).toBeGreaterThan(40);
-    expect(graph.get(join(src, "engine", "engine.ts"))).toContain(join(src, "engine", "state.ts"));
+    expect(graph.get(join(src, "http", "engine.ts"))).toContain(join(src, "domain", "state.ts"));
   });
 
   it("has no cycle, type-only imports included", () => {
@@ -66,11 +66,52 @@ describe("the mock's import graph", () => {
 
   it("would report the cycle the state and the payins modules used to form", () => {
     const graph = importGraph();
-    const state = join(src, "engine", "state.ts");
-    const payins = join(src, "engine", "payins.ts");
+    const state = join(src, "domain", "state.ts");
+    const payins = join(src, "domain", "payins.ts");
     graph.set(state, [...(graph.get(state) ?? []), payins]);
     expect(cycles(graph).map((c) => c.join(" -> "))).toContain(
-      "engine/payins.ts -> engine/state.ts -> engine/payins.ts",
+      "domain/payins.ts -> domain/state.ts -> domain/payins.ts",
     );
+  });
+});
+
+/** The room of a source file: its first folder under src/ (a file directly in src/ is an entry). */
+function roomOf(file: string): string {
+  const parts = relative(src, file).split(/[\\/]/);
+  return parts.length === 1 ? "entry" : (parts[0] as string);
+}
+
+// Which rooms each room may import. The domain (accounts, payins, payouts, outbox, clock, schedule) is
+// the state machine and knows nothing of HTTP, transports, pages or storage engines; HTTP routing may
+// render pages; transports adapt the HTTP engine to node:http and msw; the entries (src/*.ts) and
+// the doctor tool sit on top.
+const ALLOWED: Record<string, string[]> = {
+  domain: ["domain"],
+  stores: ["stores", "domain"],
+  pages: ["pages"],
+  http: ["http", "domain", "pages"],
+  transports: ["transports", "http", "domain", "stores", "doctor"],
+  doctor: ["doctor", "domain"],
+  entry: ["entry", "transports", "http", "domain", "stores", "pages", "doctor"],
+};
+
+describe("the mock's rooms", () => {
+  it("has only the rooms the layout names", () => {
+    const rooms = new Set([...importGraph().keys()].map(roomOf));
+    for (const room of rooms) expect(Object.keys(ALLOWED)).toContain(room);
+    expect([...rooms].sort()).toEqual(
+      expect.arrayContaining(["domain", "http", "pages", "stores", "transports"]),
+    );
+  });
+
+  it("imports only along the allowed directions (the domain imports no other room)", () => {
+    const wrong: string[] = [];
+    for (const [file, deps] of importGraph()) {
+      for (const dep of deps) {
+        if (!ALLOWED[roomOf(file)]?.includes(roomOf(dep)))
+          wrong.push(`${relative(src, file)} -> ${relative(src, dep)}`);
+      }
+    }
+    expect(wrong).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import { isValidBrCode, parseBrCode } from "@paykit/contract";
 import { describe, expect, it } from "vitest";
-import { PixCharge } from "../src/engine/pix-charge.js";
+import { PixCharge } from "../src/domain/pix-charge.js";
 
 describe("the BR Code of a PIX payin", () => {
   const key = "37a82ff3-0d9b-457b-9c01-242bd2cdf498";

@@ -3,7 +3,7 @@
 // key always giving the same beneficiary; seeded keys keep their holders. Strict is opt-in.
 import { isValidCnpj, isValidCpf } from "@paykit/contract";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { derivedHolder } from "../src/engine/pix-directory.js";
+import { derivedHolder } from "../src/domain/pix-directory.js";
 import { apiOf, type Harness, payoutBody, startHarness, TRANSPORTS } from "./fixtures.js";
 
 describe.each(TRANSPORTS)("the PIX key directory over %s", (transport) => {

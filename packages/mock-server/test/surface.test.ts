@@ -2,7 +2,7 @@
 // calls that other web pages cannot drive, and a Host header that is never trusted.
 import { request as httpRequest } from "node:http";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { RateLimiter } from "../src/engine/faults.js";
+import { RateLimiter } from "../src/domain/faults.js";
 import { createMockServer } from "../src/index.js";
 import { apiOf, basic, type Harness, openFinancePayin, startHarness, TRANSPORTS } from "./fixtures.js";
 

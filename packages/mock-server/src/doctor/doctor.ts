@@ -7,7 +7,7 @@ import {
 } from "@paykit/contract";
 import { Webhook } from "standardwebhooks";
 import * as z from "zod/mini";
-import { UlidFactory } from "../engine/ids.js";
+import { UlidFactory } from "../domain/ids.js";
 
 /** One case of the webhook doctor's battery and its verdict. */
 export interface DoctorCase {

@@ -1,7 +1,7 @@
-import type { AccountKeys } from "./engine/accounts.js";
-import type { MockControl } from "./engine/control.js";
-import { type CreateEngineOptions, createEngine, type MockEngine } from "./engine/engine.js";
-import { listen } from "./node/listen.js";
+import type { AccountKeys } from "../../domain/accounts.js";
+import type { MockControl } from "../../domain/control.js";
+import { type CreateEngineOptions, createEngine, type MockEngine } from "../../http/engine.js";
+import { listen } from "./listen.js";
 
 /** Options of {@link createMockServer}: the engine's options plus where to listen. */
 export interface MockServerOptions extends CreateEngineOptions {

@@ -12,7 +12,7 @@ import {
 } from "@paykit/contract";
 import type { Account } from "./accounts.js";
 
-import { ApiError, invalidData } from "./http.js";
+import { ApiError, invalidData } from "./errors.js";
 import { endToEndId } from "./ids.js";
 import { MAGIC_PIX_KEYS, TEMPORARY_UNAVAILABLE_AMOUNT } from "./magic.js";
 import { PayoutRecord, payoutJson, recordStatus } from "./records.js";

@@ -1,5 +1,5 @@
-import { formatDoctorReport, runWebhookDoctor } from "../doctor/doctor.js";
-import { createEngine } from "../engine/engine.js";
+import { formatDoctorReport, runWebhookDoctor } from "../../doctor/doctor.js";
+import { createEngine } from "../../http/engine.js";
 import { DOCTOR_USAGE, parseCliArgs, parseDoctorArgs, USAGE } from "./args.js";
 import { listen } from "./listen.js";
 

@@ -1,4 +1,5 @@
-import { ApiError, type EngineRequest, isJsonContentType } from "./http.js";
+import { ApiError } from "../domain/errors.js";
+import { type EngineRequest, isJsonContentType } from "./messages.js";
 
 // The mock's own surface (control API, customer pages) must not be driven by another web page
 // (issue 10): a page on another origin can send a form POST, or a no-cors fetch with a Blob body,

@@ -1,7 +1,8 @@
 import { isUtf8 } from "node:buffer";
 import type { IncomingMessage, ServerResponse } from "node:http";
-import type { MockEngine } from "../engine/engine.js";
-import { ApiError, type EngineResponse, errorResponse, MAX_BODY_BYTES } from "../engine/http.js";
+import { ApiError } from "../../domain/errors.js";
+import type { MockEngine } from "../../http/engine.js";
+import { type EngineResponse, errorResponse, MAX_BODY_BYTES } from "../../http/messages.js";
 
 /**
  * A node:http request listener over a mock engine. It reads the body while streaming and answers 413

@@ -1,4 +1,5 @@
-import { ERROR_STATUS, type ErrorDetail, type KnownErrorCode } from "@paykit/contract";
+import type { ErrorDetail } from "@paykit/contract";
+import { ApiError } from "../domain/errors.js";
 
 /** Largest request body the service takes, in bytes (DESIGN.md section 2: 413 over 1 MiB). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -51,36 +52,6 @@ export function jsonText(status: number, body: string, headers?: Record<string, 
     headers: headers ? { "content-type": JSON_TYPE, ...headers } : { "content-type": JSON_TYPE },
     body,
   };
-}
-
-/** An error the service answers with its decided body `{ code, message, details? }` (DESIGN.md section 2). */
-export class ApiError extends Error {
-  override readonly name = "ApiError";
-  /** HTTP status of the answer. */
-  readonly status: number;
-  /** Stable error code. */
-  readonly code: string;
-  /** Failing fields of an `INVALID_DATA` answer. */
-  readonly details: ErrorDetail[] | undefined;
-  /** Extra response headers (`Retry-After`, `Allow`). */
-  readonly headers: Record<string, string> | undefined;
-
-  constructor(
-    code: KnownErrorCode | (string & {}),
-    message: string,
-    options: { status?: number; details?: ErrorDetail[]; headers?: Record<string, string> } = {},
-  ) {
-    super(message);
-    this.code = code;
-    this.status = options.status ?? ERROR_STATUS[code as KnownErrorCode] ?? 500;
-    this.details = options.details;
-    this.headers = options.headers;
-  }
-}
-
-/** An `INVALID_DATA` error naming one field. */
-export function invalidData(path: string, message: string): ApiError {
-  return new ApiError("INVALID_DATA", `${path} ${message}`, { details: [{ path, message }] });
 }
 
 /** The JSON answer of an {@link ApiError}. */

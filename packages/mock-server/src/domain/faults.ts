@@ -1,5 +1,5 @@
 import { ERROR_STATUS, isKnownErrorCode } from "@paykit/contract";
-import { ApiError } from "./http.js";
+import { ApiError } from "./errors.js";
 
 /** A fault to inject into the next matching requests (DESIGN.md section 6). */
 export interface FaultParams {

@@ -1,5 +1,5 @@
 import { isValidCnpj, isValidCpf, isValidPixKey, type PixKeyType } from "@paykit/contract";
-import { ApiError } from "./http.js";
+import { ApiError } from "./errors.js";
 import { MAGIC_PIX_KEYS } from "./magic.js";
 
 /** A key of the PIX key directory (DICT): who holds it and at which bank. */

@@ -9,7 +9,7 @@ import {
   type PaymentMethod,
   type PayoutLimits,
 } from "@paykit/contract";
-import { ApiError } from "./http.js";
+import { ApiError } from "./errors.js";
 import { constantTimeEqual, randomString } from "./ids.js";
 import { PixCharge } from "./pix-charge.js";
 import type { PixDirectoryMode } from "./pix-directory.js";

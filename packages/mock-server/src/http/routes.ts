@@ -1,30 +1,29 @@
 import { buildOpenApiDocument, validate } from "@paykit/contract";
 import type * as z from "zod/mini";
+import type { ControlOperations } from "../domain/control.js";
+import { AuthorizeBody, ChallengeBody, FailBody, ListQuery, ThreeDSBody } from "../domain/control-params.js";
+import { ApiError, invalidData } from "../domain/errors.js";
+import { constantTimeEqual } from "../domain/ids.js";
+import { authorizePayin, completeThreeDS, createPayin, payinOf } from "../domain/payins.js";
+import { createPayout, listPayouts, readListQuery } from "../domain/payouts.js";
+import { orderOf, payinCreatedBody, payinJson, payoutCreatedJson } from "../domain/records.js";
+import type { MockState } from "../domain/state.js";
+import { parseTraceparent } from "../domain/trace-context.js";
 import { boletoPdf } from "../pages/boleto-pdf.js";
 import { challengePage } from "../pages/challenge-page.js";
 import { renderDashboardPage } from "../pages/dashboard.js";
 import { openFinanceDonePage, openFinancePage } from "../pages/open-finance-page.js";
 import { threeDSScript } from "../pages/three-ds-script.js";
-import type { ControlOperations } from "./control.js";
-import { AuthorizeBody, ChallengeBody, FailBody, ListQuery, ThreeDSBody } from "./control-schemas.js";
 import {
-  ApiError,
   type EngineRequest,
   type EngineResponse,
-  invalidData,
   isJsonContentType,
   json,
   jsonText,
   parseJsonBody,
-} from "./http.js";
-import { constantTimeEqual } from "./ids.js";
+} from "./messages.js";
 import { isCrossOrigin } from "./origin-guard.js";
-import { authorizePayin, completeThreeDS, createPayin, payinOf } from "./payins.js";
-import { createPayout, listPayouts, readListQuery } from "./payouts.js";
-import { orderOf, payinCreatedBody, payinJson, payoutCreatedJson } from "./records.js";
 import type { Route } from "./router.js";
-import type { MockState } from "./state.js";
-import { parseTraceparent } from "./trace-context.js";
 
 const HTML = { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } as const;
 // A page no other site may frame (clickjacking of a decision button).

@@ -1,7 +1,8 @@
 import { createServer, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import type { MockEngine } from "../engine/engine.js";
-import { ApiError, errorResponse } from "../engine/http.js";
+import { ApiError } from "../../domain/errors.js";
+import type { MockEngine } from "../../http/engine.js";
+import { errorResponse } from "../../http/messages.js";
 import { nodeListener } from "./adapter.js";
 
 /** A mock engine served over node:http. */

@@ -1,4 +1,5 @@
-import { ApiError, type EngineRequest, type EngineResponse, errorResponse, MAX_BODY_BYTES } from "./http.js";
+import { ApiError } from "../domain/errors.js";
+import { type EngineRequest, type EngineResponse, errorResponse, MAX_BODY_BYTES } from "./messages.js";
 
 const decoder = new TextDecoder("utf-8", { fatal: true });
 

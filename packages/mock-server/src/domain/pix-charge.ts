@@ -1,5 +1,5 @@
 import { BrCodeError, buildBrCode, PAYIN_ID_PREFIX } from "@paykit/contract";
-import { invalidData } from "./http.js";
+import { invalidData } from "./errors.js";
 import { needsJsonEscape } from "./json-text.js";
 
 /** The name and city the mock's BR Codes show to the payer. */

@@ -10,8 +10,8 @@ import {
 } from "./accounts.js";
 import { MockClock } from "./clock.js";
 import { DEFAULT_DELIVERY_CONCURRENCY, type DeliveryConcurrency, DeliverySlots } from "./delivery-slots.js";
+import { ApiError } from "./errors.js";
 import { Faults, RateLimiter } from "./faults.js";
-import { ApiError } from "./http.js";
 import { randomString, UlidFactory } from "./ids.js";
 import { Outbox, type WebhookFetch } from "./outbox.js";
 import { PayinIndex } from "./payin-index.js";

@@ -5,11 +5,12 @@
  * @module @paykit/mock-server/msw
  */
 import { HttpResponse, http, type RequestHandler } from "msw";
-import type { AccountKeys } from "../engine/accounts.js";
-import type { MockControl } from "../engine/control.js";
-import { type CreateEngineOptions, createEngine, type MockEngine } from "../engine/engine.js";
-import { ApiError, errorResponse } from "../engine/http.js";
-import { readWebRequest } from "../engine/web.js";
+import type { AccountKeys } from "../../domain/accounts.js";
+import type { MockControl } from "../../domain/control.js";
+import { ApiError } from "../../domain/errors.js";
+import { type CreateEngineOptions, createEngine, type MockEngine } from "../../http/engine.js";
+import { errorResponse } from "../../http/messages.js";
+import { readWebRequest } from "../../http/web.js";
 
 /** Options of {@link createPaykitMock}: where the client sends requests, plus the engine's options. */
 export interface PaykitMockOptions extends CreateEngineOptions {
@@ -77,4 +78,4 @@ export {
   samplePayin,
   samplePayout,
   sampleReferenceId,
-} from "../samples.js";
+} from "../../domain/samples.js";

@@ -20,9 +20,9 @@ import {
   RateLimitBody,
   RotateWebhookSecretBody,
   UpdateAccountBody,
-} from "./control-schemas.js";
+} from "./control-params.js";
+import { ApiError, invalidData } from "./errors.js";
 import type { Fault, FaultParams, RateLimitParams } from "./faults.js";
-import { ApiError, invalidData } from "./http.js";
 import {
   CONTROL_LIST_LIMIT,
   type ListOptions,

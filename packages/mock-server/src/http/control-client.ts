@@ -1,6 +1,6 @@
-import type { MockControl, SetClockParams } from "./engine/control.js";
-import { MockControlError } from "./engine/control.js";
-import type { ListOptions } from "./engine/lists.js";
+import type { MockControl, SetClockParams } from "../domain/control.js";
+import { MockControlError } from "../domain/control.js";
+import type { ListOptions } from "../domain/lists.js";
 
 /** Where a running mock is and how to reach its control API. */
 export interface HttpControlOptions {

@@ -1,11 +1,12 @@
-import type { AccountKeys } from "./accounts.js";
-import { ControlOperations, directControl, type MockControl } from "./control.js";
-import { ApiError, type EngineRequest, type EngineResponse, errorResponse, MAX_BODY_BYTES } from "./http.js";
+import type { AccountKeys } from "../domain/accounts.js";
+import { ControlOperations, directControl, type MockControl } from "../domain/control.js";
+import { ApiError } from "../domain/errors.js";
+import { expireOnClock } from "../domain/payins.js";
+import { type EngineOptions, MockState } from "../domain/state.js";
+import { type EngineRequest, type EngineResponse, errorResponse, MAX_BODY_BYTES } from "./messages.js";
 import { guardControlCall } from "./origin-guard.js";
-import { expireOnClock } from "./payins.js";
 import { Router } from "./router.js";
 import { allRoutes, checkAdminToken } from "./routes.js";
-import { type EngineOptions, MockState } from "./state.js";
 import { errorWebResponse, readWebRequest, tooLarge, toWebResponse } from "./web.js";
 
 /**

@@ -14,7 +14,7 @@ import {
 } from "@paykit/contract";
 import type { Account } from "./accounts.js";
 
-import { ApiError, invalidData } from "./http.js";
+import { ApiError, invalidData } from "./errors.js";
 import { randomString, randomToken } from "./ids.js";
 import { cardOutcome, RISK_EMAIL_SUFFIX } from "./magic.js";
 import { PayinRecord, recordStatus, storedJson } from "./records.js";

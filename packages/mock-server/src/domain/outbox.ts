@@ -2,7 +2,7 @@ import { WEBHOOK_HEADERS, WEBHOOK_RETRY_DELAYS_MS, WEBHOOK_TIMEOUT_MS } from "@p
 import { Webhook } from "standardwebhooks";
 import type { AccountTime } from "./account-time.js";
 import { DeliverySlots } from "./delivery-slots.js";
-import { ApiError } from "./http.js";
+import { ApiError } from "./errors.js";
 import type { UlidFactory } from "./ids.js";
 import { type ScheduledTask, unrefTimer } from "./scheduler.js";
 import { childTraceparent, type TraceContext } from "./trace-context.js";

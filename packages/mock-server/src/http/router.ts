@@ -1,4 +1,5 @@
-import { ApiError, type EngineRequest, type EngineResponse } from "./http.js";
+import { ApiError } from "../domain/errors.js";
+import type { EngineRequest, EngineResponse } from "./messages.js";
 
 /** Who may call a route: the merchant API (Basic auth), the control API (admin token), or customer pages (open). */
 export type RouteKind = "api" | "control" | "page";

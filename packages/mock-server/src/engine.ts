@@ -1,0 +1,42 @@
+export type {
+  AccountBalance,
+  AccountKeys,
+  AccountView,
+  CreateAccountParams,
+  FeeOverrides,
+  PayoutApproval,
+  UpdateAccountParams,
+} from "./domain/accounts.js";
+export {
+  type ClockView,
+  type MockControl,
+  MockControlError,
+  type SetClockParams,
+} from "./domain/control.js";
+export type { DeliveryConcurrency } from "./domain/delivery-slots.js";
+export type { Fault, FaultParams, RateLimitParams } from "./domain/faults.js";
+export {
+  CONTROL_LIST_LIMIT,
+  type ListOptions,
+  type PayinView,
+  type PayoutView,
+} from "./domain/lists.js";
+export {
+  MAGIC_CARDS,
+  MAGIC_PIX_KEYS,
+  RISK_EMAIL_SUFFIX,
+  TEMPORARY_UNAVAILABLE_AMOUNT,
+} from "./domain/magic.js";
+export type { WebhookAttempt, WebhookDelivery, WebhookFetch } from "./domain/outbox.js";
+export { BOLETO_EXPIRY_MS, PIX_EXPIRY_MS, type ThreeDSOutcome } from "./domain/payins.js";
+export {
+  type PixDirectoryMode,
+  type PixKeyEntry,
+  type RegisterPixKeyParams,
+  SEED_PIX_KEYS,
+} from "./domain/pix-directory.js";
+export type { StatusChange } from "./domain/records.js";
+export { type EngineOptions, MOCK_ACQUIRER_ISPB } from "./domain/state.js";
+export { type CreateEngineOptions, createEngine, type MockEngine } from "./http/engine.js";
+export { type EngineRequest, type EngineResponse, MAX_BODY_BYTES } from "./http/messages.js";
+export { readWebRequest, toWebResponse } from "./http/web.js";
