@@ -70,6 +70,23 @@ describe("paykit-mock (DESIGN.md section 3)", () => {
     expect((await once(child, "exit"))[0]).toBe(0);
   }, 20_000);
 
+  it("--shared: a CI run makes its own account and drives it with its own keys; the sandbox clock needs the token", async () => {
+    const { child, lines } = start(["--port", "0", "--admin-token", "secret-token-1", "--shared"]);
+    children.push(child);
+    const url = ((await lines.next()).value as string).slice("Paykit mock listening on ".length);
+    const created = await fetch(`${url}/_mock/accounts`, { method: "POST" });
+    expect(created.status).toBe(201);
+    const keys = (await created.json()) as { accountId: string; publicKey: string; secretKey: string };
+    const own = { authorization: `Basic ${btoa(`${keys.publicKey}:${keys.secretKey}`)}` };
+    expect((await fetch(`${url}/_mock/accounts/${keys.accountId}/clock`, { headers: own })).status).toBe(200);
+    expect((await fetch(`${url}/_mock/clock`, { headers: own })).status).toBe(403);
+    expect(
+      (await fetch(`${url}/_mock/clock`, { headers: { authorization: "Bearer secret-token-1" } })).status,
+    ).toBe(200);
+    child.kill("SIGINT");
+    expect((await once(child, "exit"))[0]).toBe(0);
+  }, 20_000);
+
   it.each([
     [["--host", "0.0.0.0"], /--admin-token/],
     [["--port", "70000"], /--port/],
@@ -81,6 +98,7 @@ describe("paykit-mock (DESIGN.md section 3)", () => {
     [["--admin-token", "secret-token-1\n"], /whitespace/],
     [["--public-url", "ftp://mock.test"], /http/],
     [["--public-url", "not a url"], /absolute/],
+    [["--shared"], /--shared needs --admin-token/],
   ])("refuses %j", (args, message) => {
     expect(() => parseCliArgs(args)).toThrow(message);
   });
@@ -98,6 +116,7 @@ describe("paykit-mock (DESIGN.md section 3)", () => {
       host: "127.0.0.1",
       manual: false,
       adminToken: undefined,
+      sharedSandbox: false,
       defaultKeys: undefined,
       webhookSecret: undefined,
       strictPixDirectory: false,

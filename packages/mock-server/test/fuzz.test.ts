@@ -919,6 +919,7 @@ describe("fuzz: no input makes the mock answer 5xx or a non-JSON error", () => {
       );
   });
 
+  let sharedBatch = false;
   it(
     `engine: ${ENGINE_BATCHES} batches of ${BATCH.engine} requests through engine.handle`,
     async () => {
@@ -929,8 +930,11 @@ describe("fuzz: no input makes the mock answer 5xx or a non-JSON error", () => {
           fc.array(caseArb, { minLength: BATCH.engine, maxLength: BATCH.engine }),
           async (cases) => {
             const internal: unknown[] = [];
+            // Every other batch under a shared sandbox's access rules (account keys on control calls).
+            sharedBatch = !sharedBatch;
             const engine = createEngine({
               adminToken: ADMIN_TOKEN,
+              sharedSandbox: sharedBatch,
               fetch: noWebhooks,
               onError: (e) => internal.push(e),
             });

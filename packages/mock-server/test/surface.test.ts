@@ -33,12 +33,12 @@ describe.each(TRANSPORTS)("the mock's surface over %s", (transport) => {
     expect(res.headers.get("www-authenticate")).toBe('Basic realm="Paykit"');
   });
 
-  it("a control 401 (admin token) carries no WWW-Authenticate, so a browser shows no login dialog", async () => {
+  it("a control 401 (admin token) names the Bearer scheme only, so a browser shows no login dialog", async () => {
     const guarded = await startHarness(transport, { autoAdvance: false, adminToken: "admin-token-123" });
     try {
       const res = (await guarded.send("/_mock/clock")) as Response;
       expect(res.status).toBe(401);
-      expect(res.headers.get("www-authenticate")).toBeNull();
+      expect(res.headers.get("www-authenticate")).toBe('Bearer realm="Paykit mock control"');
     } finally {
       await guarded.close();
     }

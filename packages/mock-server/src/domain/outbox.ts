@@ -153,6 +153,11 @@ export class Outbox {
     return [...started].map((d) => copy(d.entry));
   }
 
+  /** The account a delivery belongs to, or `null` when there is no such delivery. */
+  accountOf(id: string): string | null {
+    return this.#byId.get(id)?.entry.accountId ?? null;
+  }
+
   /** Sends a delivery again now, with a fresh cycle of retries; resolves after the attempt. */
   async redeliver(id: string): Promise<WebhookDelivery> {
     const d = this.#byId.get(id);

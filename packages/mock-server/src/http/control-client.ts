@@ -8,8 +8,21 @@ export interface HttpControlOptions {
   url: string;
   /** The `--admin-token` the mock was started with, if any. */
   adminToken?: string;
+  /**
+   * An account's own keys, for a shared sandbox (`--shared`): the calls about that account are
+   * authorized by them, without the admin token. Ignored when `adminToken` is given.
+   */
+  credentials?: { publicKey: string; secretKey: string };
   /** HTTP client. @default globalThis.fetch */
   fetch?: typeof fetch;
+}
+
+/** `Basic base64(pk:sk)`, the keys in UTF-8 as the merchant API reads them. */
+function basicAuthorization({ publicKey, secretKey }: { publicKey: string; secretKey: string }): string {
+  const bytes = new TextEncoder().encode(`${publicKey}:${secretKey}`);
+  let binary = "";
+  for (const byte of bytes) binary += String.fromCharCode(byte);
+  return `Basic ${btoa(binary)}`;
 }
 
 /** A clock body as JSON: a `Date` or epoch ms `now` sent as ISO 8601. */
@@ -28,6 +41,12 @@ function clockBody(params: SetClockParams): object {
  * @example
  * const control = createHttpControl({ url: "http://127.0.0.1:4010" });
  * await control.payPayin("pi_01J…");
+ *
+ * @example
+ * // A CI run on a shared sandbox (`paykit-mock --shared`): its own account, driven by its own keys.
+ * const keys = await createHttpControl({ url }).createAccount({ balance: 50_000 });
+ * const control = createHttpControl({ url, credentials: keys });
+ * await control.setAccountClock(keys.accountId, { advanceMs: 86_400_000 });
  */
 export function createHttpControl(options: HttpControlOptions): MockControl {
   const base = options.url.replace(/\/$/, "");
@@ -36,6 +55,7 @@ export function createHttpControl(options: HttpControlOptions): MockControl {
     const headers: Record<string, string> = {};
     if (body !== undefined) headers["content-type"] = "application/json";
     if (options.adminToken) headers.authorization = `Bearer ${options.adminToken}`;
+    else if (options.credentials) headers.authorization = basicAuthorization(options.credentials);
     const response = await doFetch(`${base}/_mock${path}`, {
       method,
       headers,

@@ -3,10 +3,11 @@ import { ControlOperations, directControl, type MockControl } from "../domain/co
 import { ApiError } from "../domain/errors.js";
 import { expireOnClock } from "../domain/payins.js";
 import { type EngineOptions, MockState } from "../domain/state.js";
+import { authorizeSharedControlCall, checkAdminToken } from "./control-access.js";
 import { type EngineRequest, type EngineResponse, errorResponse, MAX_BODY_BYTES } from "./messages.js";
 import { guardControlCall } from "./origin-guard.js";
 import { Router } from "./router.js";
-import { allRoutes, checkAdminToken } from "./routes.js";
+import { allRoutes } from "./routes.js";
 import { errorWebResponse, readWebRequest, tooLarge, toWebResponse } from "./web.js";
 
 /**
@@ -33,11 +34,21 @@ export interface MockEngine {
 export interface CreateEngineOptions extends EngineOptions {
   /** Called with every unexpected error (answered as 500 INTERNAL_ERROR). @default nothing */
   onError?: (error: unknown) => void;
+  /**
+   * The access rules of a sandbox a team shares (the CLI's `--shared`; needs `adminToken`):
+   * `POST /_mock/accounts` is open, so every CI run makes its own account; a control call about one
+   * account (its settings, clock, reset, faults, payins, payouts, deliveries) is authorized by that
+   * account's own keys (Basic pk:sk) or the admin token; calls about every account need the admin
+   * token. One account's keys never see another's resources (404, as for a missing one).
+   * @default false (every control call needs the admin token when one is set)
+   */
+  sharedSandbox?: boolean;
 }
 
 /**
- * Every 401 of the merchant API names its scheme (RFC 9110 section 11.6.1). Not the control API's: a
- * browser would pop a login dialog over the dashboard, which asks for the admin token itself.
+ * Every 401 of the merchant API names its scheme (RFC 9110 section 11.6.1). The control API's name
+ * Bearer (set where they are thrown): a Basic challenge there would make a browser pop its login
+ * dialog over the dashboard, which asks for the admin token itself.
  */
 function withChallenge(req: EngineRequest, response: EngineResponse): EngineResponse {
   if (response.status === 401 && !req.path.startsWith("/_mock/"))
@@ -74,6 +85,11 @@ function bodyBytes(text: string): number {
  * engine.close();
  */
 export function createEngine(options: CreateEngineOptions = {}): MockEngine {
+  if (options.sharedSandbox && !options.adminToken)
+    throw new TypeError(
+      "sharedSandbox needs an adminToken: without one, nobody could make the calls about every account",
+    );
+  const sharedToken = options.sharedSandbox ? options.adminToken : undefined;
   const state = new MockState(options, expireOnClock);
   const ops = new ControlOperations(state);
   const router = new Router(allRoutes(state, ops));
@@ -114,7 +130,9 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
       }
       if (route.kind === "control") {
         guardControlCall(req);
-        if (state.adminToken !== undefined) checkAdminToken(req, state.adminToken);
+        if (sharedToken !== undefined) {
+          authorizeSharedControlCall(state, req, route.access?.({ req, params }) ?? "global", sharedToken);
+        } else if (state.adminToken !== undefined) checkAdminToken(req, state.adminToken);
       }
       // Most handlers answer at once: awaiting only a promise saves a microtask turn per request.
       const handled = route.handle({ req, params });

@@ -1,4 +1,5 @@
 import { ApiError } from "../domain/errors.js";
+import type { ControlAccess } from "./control-access.js";
 import type { EngineRequest, EngineResponse } from "./messages.js";
 
 /** Who may call a route: the merchant API (Basic auth), the control API (admin token), or customer pages (open). */
@@ -16,6 +17,8 @@ export interface Route {
   /** Path with `:name` segments. */
   path: string;
   kind: RouteKind;
+  /** Whom a control call concerns, for a shared sandbox's access rules (a control route without it is global). */
+  access?: (call: RouteCall) => ControlAccess;
   handle(call: RouteCall): EngineResponse | Promise<EngineResponse>;
 }
 

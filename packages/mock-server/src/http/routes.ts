@@ -4,6 +4,7 @@ import type { ControlOperations } from "../domain/control.js";
 import { AuthorizeBody, ChallengeBody, FailBody, ListQuery, ThreeDSBody } from "../domain/control-params.js";
 import { ApiError, invalidData } from "../domain/errors.js";
 import { constantTimeEqual } from "../domain/ids.js";
+import { ownerOf } from "../domain/owners.js";
 import { authorizePayin, completeThreeDS, createPayin, payinOf } from "../domain/payins.js";
 import { createPayout, listPayouts, readListQuery } from "../domain/payouts.js";
 import { orderOf, payinCreatedBody, payinJson, payoutCreatedJson } from "../domain/records.js";
@@ -14,6 +15,7 @@ import { challengePage } from "../pages/challenge-page.js";
 import { renderDashboardPage } from "../pages/dashboard.js";
 import { openFinanceDonePage, openFinancePage } from "../pages/open-finance-page.js";
 import { threeDSScript } from "../pages/three-ds-script.js";
+import type { ControlAccess } from "./control-access.js";
 import {
   type EngineRequest,
   type EngineResponse,
@@ -23,7 +25,7 @@ import {
   parseJsonBody,
 } from "./messages.js";
 import { isCrossOrigin } from "./origin-guard.js";
-import type { Route } from "./router.js";
+import type { Route, RouteCall } from "./router.js";
 
 const HTML = { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } as const;
 // A page no other site may frame (clickjacking of a decision button).
@@ -71,15 +73,6 @@ function checked<S extends z.ZodMiniType>(schema: S, input: unknown): z.output<S
   const result = validate(schema, input);
   if (!result.success) throw new ApiError("INVALID_DATA", result.message, { details: result.details });
   return result.data;
-}
-
-/** The admin token check of `--admin-token` (constant time). */
-export function checkAdminToken(req: EngineRequest, token: string): void {
-  const header = req.header("authorization") ?? "";
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-  if (!match?.[1] || !constantTimeEqual(match[1], token)) {
-    throw new ApiError("UNAUTHORIZED", "the control API needs Authorization: Bearer <admin token>");
-  }
 }
 
 const ok = (value: unknown, status = 200): EngineResponse => json(status, value);
@@ -163,76 +156,127 @@ function apiRoutes(state: MockState): Route[] {
   ];
 }
 
-/** The control API of DESIGN.md section 3, each route one call of {@link ControlOperations}. */
-function controlRoutes(ops: ControlOperations): Route[] {
-  const route = (method: string, path: string, handle: Route["handle"]): Route => ({
-    method,
-    path,
-    kind: "control",
-    handle,
+/**
+ * The control API of DESIGN.md section 3, each route one call of {@link ControlOperations} and each
+ * saying whom it concerns ({@link ControlAccess}), which a shared sandbox authorizes.
+ */
+function controlRoutes(state: MockState, ops: ControlOperations): Route[] {
+  const route = (
+    method: string,
+    path: string,
+    access: (call: RouteCall) => ControlAccess,
+    handle: Route["handle"],
+  ): Route => ({ method, path, kind: "control", access, handle });
+  const open = (): ControlAccess => "open";
+  const global = (): ControlAccess => "global";
+  const account = ({ params }: RouteCall): ControlAccess => ({
+    accountId: ownerOf.account(state, params.id!),
+    resource: `account ${params.id}`,
   });
+  const payin = ({ params }: RouteCall): ControlAccess => ({
+    accountId: ownerOf.payin(state, params.id!),
+    resource: `payin ${params.id}`,
+  });
+  const payout = ({ params }: RouteCall): ControlAccess => ({
+    accountId: ownerOf.payout(state, params.id!),
+    resource: `payout ${params.id}`,
+  });
+  const delivery = ({ params }: RouteCall): ControlAccess => ({
+    accountId: ownerOf.delivery(state, params.id!),
+    resource: `webhook delivery ${params.id}`,
+  });
+  // `?accountId=` narrows a list (or the faults) to one account; without it the call is everyone's.
+  const queried = ({ req }: RouteCall): ControlAccess => {
+    const accountId = accountQuery(req);
+    return accountId === undefined
+      ? "global"
+      : { accountId: ownerOf.account(state, accountId), resource: `account ${accountId}` };
+  };
+  const faultBody = ({ req }: RouteCall): ControlAccess => {
+    const accountId = accountIdInBody(req.body);
+    return accountId === undefined
+      ? "global"
+      : { accountId: ownerOf.account(state, accountId), resource: `account ${accountId}` };
+  };
   return [
-    route("POST", "/_mock/accounts", ({ req }) => ok(ops.createAccount(controlBody(req) as never), 201)),
-    route("GET", "/_mock/accounts", () => ok({ data: ops.accounts() })),
-    route("GET", "/_mock/accounts/:id", ({ params }) => ok(ops.getAccount(params.id!))),
-    route("POST", "/_mock/accounts/:id/reset", ({ params }) => ok(ops.resetAccount(params.id!))),
-    route("GET", "/_mock/accounts/:id/clock", ({ params }) => ok(ops.accountClock(params.id!))),
-    route("POST", "/_mock/accounts/:id/clock", ({ req, params }) =>
+    route("POST", "/_mock/accounts", open, ({ req }) =>
+      ok(ops.createAccount(controlBody(req) as never), 201),
+    ),
+    route("GET", "/_mock/accounts", global, () => ok({ data: ops.accounts() })),
+    route("GET", "/_mock/accounts/:id", account, ({ params }) => ok(ops.getAccount(params.id!))),
+    route("POST", "/_mock/accounts/:id/reset", account, ({ params }) => ok(ops.resetAccount(params.id!))),
+    route("GET", "/_mock/accounts/:id/clock", account, ({ params }) => ok(ops.accountClock(params.id!))),
+    route("POST", "/_mock/accounts/:id/clock", account, ({ req, params }) =>
       ok(ops.setAccountClock(params.id!, controlBody(req) as never)),
     ),
-    route("POST", "/_mock/accounts/:id/settings", ({ req, params }) =>
+    route("POST", "/_mock/accounts/:id/settings", account, ({ req, params }) =>
       ok(ops.updateAccount(params.id!, controlBody(req) as never)),
     ),
-    route("POST", "/_mock/accounts/:id/webhook-secret", ({ req, params }) =>
+    route("POST", "/_mock/accounts/:id/webhook-secret", account, ({ req, params }) =>
       ok(ops.rotateWebhookSecret(params.id!, controlBody(req) as never)),
     ),
-    route("GET", "/_mock/payins", ({ req }) => {
+    route("GET", "/_mock/payins", queried, ({ req }) => {
       const { accountId, limit } = listQuery(req.query);
       return ok({ data: ops.payins(accountId, { limit }) });
     }),
-    route("GET", "/_mock/payouts", ({ req }) => {
+    route("GET", "/_mock/payouts", queried, ({ req }) => {
       const { accountId, limit } = listQuery(req.query);
       return ok({ data: ops.payouts(accountId, { limit }) });
     }),
-    route("POST", "/_mock/payins/:id/pay", ({ params }) => ok(ops.payPayin(params.id!))),
-    route("POST", "/_mock/payins/:id/authorize", ({ req, params }) =>
+    route("POST", "/_mock/payins/:id/pay", payin, ({ params }) => ok(ops.payPayin(params.id!))),
+    route("POST", "/_mock/payins/:id/authorize", payin, ({ req, params }) =>
       ok(ops.authorizePayin(params.id!, checked(AuthorizeBody, controlBody(req)).approve)),
     ),
-    route("POST", "/_mock/payins/:id/expire", ({ params }) => ok(ops.expirePayin(params.id!))),
-    route("POST", "/_mock/payins/:id/three-ds", ({ req, params }) =>
+    route("POST", "/_mock/payins/:id/expire", payin, ({ params }) => ok(ops.expirePayin(params.id!))),
+    route("POST", "/_mock/payins/:id/three-ds", payin, ({ req, params }) =>
       ok(ops.completeThreeDS(params.id!, checked(ThreeDSBody, controlBody(req)).outcome)),
     ),
-    route("POST", "/_mock/payouts/:id/approve", ({ params }) => ok(ops.approvePayout(params.id!))),
-    route("POST", "/_mock/payouts/:id/reject", ({ params }) => ok(ops.rejectPayout(params.id!))),
-    route("POST", "/_mock/payouts/:id/advance", ({ params }) => ok(ops.advancePayout(params.id!))),
-    route("POST", "/_mock/payouts/:id/fail", ({ req, params }) =>
+    route("POST", "/_mock/payouts/:id/approve", payout, ({ params }) => ok(ops.approvePayout(params.id!))),
+    route("POST", "/_mock/payouts/:id/reject", payout, ({ params }) => ok(ops.rejectPayout(params.id!))),
+    route("POST", "/_mock/payouts/:id/advance", payout, ({ params }) => ok(ops.advancePayout(params.id!))),
+    route("POST", "/_mock/payouts/:id/fail", payout, ({ req, params }) =>
       ok(ops.failPayout(params.id!, checked(FailBody, controlBody(req)).status)),
     ),
-    route("POST", "/_mock/payouts/:id/refund", ({ params }) => ok(ops.refundPayout(params.id!))),
-    route("GET", "/_mock/clock", () => ok(ops.clock())),
-    route("POST", "/_mock/clock", ({ req }) => ok(ops.setClock(controlBody(req) as never))),
-    route("GET", "/_mock/webhooks", ({ req }) => ok({ data: ops.webhooks(accountQuery(req)) })),
-    route("POST", "/_mock/webhooks/flush", async () => ok({ data: await ops.flushWebhooks() })),
-    route("POST", "/_mock/webhooks/:id/redeliver", async ({ params }) =>
+    route("POST", "/_mock/payouts/:id/refund", payout, ({ params }) => ok(ops.refundPayout(params.id!))),
+    route("GET", "/_mock/clock", global, () => ok(ops.clock())),
+    route("POST", "/_mock/clock", global, ({ req }) => ok(ops.setClock(controlBody(req) as never))),
+    route("GET", "/_mock/webhooks", queried, ({ req }) => ok({ data: ops.webhooks(accountQuery(req)) })),
+    route("POST", "/_mock/webhooks/flush", global, async () => ok({ data: await ops.flushWebhooks() })),
+    route("POST", "/_mock/webhooks/:id/redeliver", delivery, async ({ params }) =>
       ok(await ops.redeliverWebhook(params.id!)),
     ),
-    route("GET", "/_mock/faults", ({ req }) => ok({ data: ops.faults(accountQuery(req)) })),
-    route("POST", "/_mock/faults", ({ req }) => ok(ops.addFault(controlBody(req) as never), 201)),
-    route("DELETE", "/_mock/faults", ({ req }) => {
+    route("GET", "/_mock/faults", queried, ({ req }) => ok({ data: ops.faults(accountQuery(req)) })),
+    route("POST", "/_mock/faults", faultBody, ({ req }) => ok(ops.addFault(controlBody(req) as never), 201)),
+    route("DELETE", "/_mock/faults", queried, ({ req }) => {
       ops.clearFaults(accountQuery(req));
       return ok({ data: [] });
     }),
-    route("POST", "/_mock/rate-limit", ({ req }) => {
+    route("POST", "/_mock/rate-limit", global, ({ req }) => {
       ops.setRateLimit(controlBody(req) as never);
       return ok({ rateLimit: ops.rateLimit() });
     }),
-    route("GET", "/_mock/pix-keys", () => ok({ data: ops.pixKeys() })),
-    route("POST", "/_mock/pix-keys", ({ req }) => ok(ops.registerPixKey(controlBody(req) as never), 201)),
-    route("POST", "/_mock/reset", () => {
+    route("GET", "/_mock/pix-keys", global, () => ok({ data: ops.pixKeys() })),
+    route("POST", "/_mock/pix-keys", global, ({ req }) =>
+      ok(ops.registerPixKey(controlBody(req) as never), 201),
+    ),
+    route("POST", "/_mock/reset", global, () => {
       ops.reset();
       return ok({ reset: true });
     }),
   ];
+}
+
+/** The `accountId` a fault's JSON body names, if any (a body that is not JSON concerns everyone). */
+function accountIdInBody(body: string | null): string | undefined {
+  if (body === null) return undefined;
+  try {
+    const value = JSON.parse(body) as unknown;
+    const accountId =
+      typeof value === "object" && value !== null ? (value as { accountId?: unknown }).accountId : undefined;
+    return typeof accountId === "string" ? accountId : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Customer-facing pages: boleto PDF, open finance bank page, the acquirer's 3DS script and challenge. */
@@ -468,5 +512,5 @@ function originOf(value: string | null): string | null {
 
 /** Every route of the mock. */
 export function allRoutes(state: MockState, ops: ControlOperations): Route[] {
-  return [...apiRoutes(state), ...controlRoutes(ops), ...pageRoutes(state)];
+  return [...apiRoutes(state), ...controlRoutes(state, ops), ...pageRoutes(state)];
 }

@@ -6,6 +6,7 @@ export interface CliOptions {
   host: string;
   manual: boolean;
   adminToken: string | undefined;
+  sharedSandbox: boolean;
   defaultKeys: { publicKey: string; secretKey: string } | undefined;
   webhookSecret: string | undefined;
   strictPixDirectory: boolean;
@@ -20,6 +21,9 @@ export const USAGE = `Usage: paykit-mock [options]
   --host <address>        address to bind (default 127.0.0.1); any other needs --admin-token
   --manual                payouts wait for the control API instead of moving each second
   --admin-token <token>   /_mock control calls need Authorization: Bearer <token>
+  --shared                a sandbox a team shares (needs --admin-token): POST /_mock/accounts is open,
+                          an account's own keys (Basic pk:sk) authorize the control calls about that
+                          account, and calls about every account need the admin token
   --default-keys <pk:sk>  fix the default account's keys (pk_test_…:sk_test_…)
   --webhook-secret <s>    fix the default account's webhook signing secret (whsec_…)
   --public-url <url>      the mock's URL as clients reach it (behind a proxy); default: the listening address
@@ -40,6 +44,7 @@ export function parseCliArgs(argv: string[]): CliOptions | "help" {
       host: { type: "string" },
       manual: { type: "boolean" },
       "admin-token": { type: "string" },
+      shared: { type: "boolean" },
       "default-keys": { type: "string" },
       "webhook-secret": { type: "string" },
       "strict-pix-directory": { type: "boolean" },
@@ -64,6 +69,12 @@ export function parseCliArgs(argv: string[]): CliOptions | "help" {
   if (!LOOPBACK.has(host) && adminToken === undefined) {
     throw new Error(`binding ${host} exposes the control API beyond this machine: add --admin-token <token>`);
   }
+  const sharedSandbox = values.shared ?? false;
+  if (sharedSandbox && adminToken === undefined) {
+    throw new Error(
+      "--shared needs --admin-token <token>: someone must be able to make the calls about every account",
+    );
+  }
   let defaultKeys: CliOptions["defaultKeys"];
   if (values["default-keys"] !== undefined) {
     const [publicKey = "", secretKey = "", ...rest] = values["default-keys"].split(":");
@@ -81,6 +92,7 @@ export function parseCliArgs(argv: string[]): CliOptions | "help" {
     host,
     manual: values.manual ?? false,
     adminToken,
+    sharedSandbox,
     defaultKeys,
     webhookSecret,
     strictPixDirectory: values["strict-pix-directory"] ?? false,

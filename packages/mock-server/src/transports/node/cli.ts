@@ -25,6 +25,7 @@ async function main(argv: string[]): Promise<void> {
   const engine = createEngine({
     autoAdvance: !options.manual,
     adminToken: options.adminToken,
+    sharedSandbox: options.sharedSandbox,
     strictPixDirectory: options.strictPixDirectory,
     ...(options.maxRecords === undefined ? {} : { maxRecords: options.maxRecords }),
     defaultAccount: {

@@ -1,0 +1,63 @@
+import { ApiError } from "../domain/errors.js";
+import { constantTimeEqual } from "../domain/ids.js";
+import type { MockState } from "../domain/state.js";
+import type { EngineRequest } from "./messages.js";
+
+/**
+ * Whom a control call concerns, for the access rules of a shared sandbox: `open` (anyone: a CI run
+ * making its own account), `global` (every account: the sandbox clock, resetting everything, the whole
+ * delivery log, faults for everyone), or one account (`accountId` `null` when the named resource does
+ * not exist; `resource` names it in the 404 another account's keys get).
+ */
+export type ControlAccess = "open" | "global" | { accountId: string | null; resource: string };
+
+// Only the Bearer scheme is named: a Basic challenge would make a browser pop its login dialog over
+// the dashboard (which asks for the token itself), though a shared sandbox also takes account keys.
+const BEARER_CHALLENGE = 'Bearer realm="Paykit mock control"';
+
+/** The admin token check of `--admin-token` (constant time). */
+export function checkAdminToken(req: EngineRequest, token: string): void {
+  const header = req.header("authorization") ?? "";
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match?.[1] || !constantTimeEqual(match[1], token)) {
+    throw new ApiError("UNAUTHORIZED", "the control API needs Authorization: Bearer <admin token>", {
+      headers: { "www-authenticate": BEARER_CHALLENGE },
+    });
+  }
+}
+
+/**
+ * The rules of a sandbox a team shares (`sharedSandbox`): the admin token may do everything; an
+ * account's own keys (Basic pk:sk, as on the merchant API) may make the calls that concern that account
+ * and nothing else. Another account's resource answers 404 exactly as a missing one does, so keys
+ * cannot even learn which ids exist elsewhere; a call about every account answers 403 to account keys.
+ */
+export function authorizeSharedControlCall(
+  state: MockState,
+  req: EngineRequest,
+  access: ControlAccess,
+  adminToken: string,
+): void {
+  if (access === "open") return;
+  const header = req.header("authorization") ?? "";
+  if (/^Bearer\s/i.test(header)) {
+    checkAdminToken(req, adminToken);
+    return;
+  }
+  const caller = /^Basic\s/i.test(header) ? state.authenticator.accountIdOf(header) : null;
+  if (caller === null) {
+    throw new ApiError(
+      "UNAUTHORIZED",
+      "this control call needs the account's own keys (Basic pk:sk) or the admin token (Bearer)",
+      { headers: { "www-authenticate": BEARER_CHALLENGE } },
+    );
+  }
+  if (access === "global") {
+    throw new ApiError(
+      "FORBIDDEN",
+      "this control call concerns every account of the shared sandbox: it needs the admin token",
+      { status: 403 },
+    );
+  }
+  if (access.accountId !== caller) throw new ApiError("NOT_FOUND", `${access.resource} does not exist`);
+}
