@@ -1,12 +1,19 @@
 // A hostile page on another origin, in real Chromium, tries every cross-site request a browser sends
-// without a preflight against a mock without --admin-token: form posts (url-encoded and text/plain
+// without a preflight against a mock without --admin-token (and a shared sandbox, whose account creation is open): form posts (url-encoded and text/plain
 // JSON), no-cors fetches with Blob bodies, and framing the bank page. Nothing may change (issue 10).
 import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createMockServer, type MockServer, SAMPLE_CARD, samplePayin, samplePayout } from "../src/index.js";
+import {
+  createMockServer,
+  type MockServer,
+  type MockServerOptions,
+  SAMPLE_CARD,
+  samplePayin,
+  samplePayout,
+} from "../src/index.js";
 import { basic } from "./fixtures.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -86,7 +93,13 @@ function evilPage(mockUrl: string, ids: { accountId: string; payoutId: string; p
 </script></body></html>`;
 }
 
-describe.skipIf(skip)("a hostile page on another origin, in Chromium", () => {
+// Also a shared sandbox, where creating an account is an open control call: still not from another site.
+const MODES: [string, MockServerOptions][] = [
+  ["without --admin-token", {}],
+  ["a shared sandbox (--admin-token T --shared)", { adminToken: "team-admin-token-1", sharedSandbox: true }],
+];
+
+describe.skipIf(skip).each(MODES)("a hostile page on another origin, in Chromium, %s", (_mode, options) => {
   let mock: MockServer;
   let evil: Server;
   let evilUrl: string;
@@ -96,7 +109,7 @@ describe.skipIf(skip)("a hostile page on another origin, in Chromium", () => {
   beforeAll(async () => {
     if (!existsSync(CHROMIUM))
       throw new Error(`No Chromium at ${CHROMIUM}: the real-browser tests must run in CI.`);
-    mock = await createMockServer({ autoAdvance: false });
+    mock = await createMockServer({ autoAdvance: false, ...options });
     const manual = await mock.control.createAccount({ payoutApproval: "manual", balance: 100_000 });
     const payout = await post(mock, "/payout", samplePayout(), manual);
     const payin = await post(mock, "/payin", samplePayin("OPEN_FINANCE"));
