@@ -41,6 +41,7 @@ const ROUTES: [method: string, path: string, scope: Scope, body?: unknown][] = [
   ["GET", "/_mock/webhooks?accountId={account}", "account"],
   ["GET", "/_mock/webhooks", "global"],
   ["POST", "/_mock/webhooks/{delivery}/redeliver", "account"],
+  ["POST", "/_mock/webhooks/flush?accountId={account}", "account"],
   ["POST", "/_mock/webhooks/flush", "global"],
   ["GET", "/_mock/faults?accountId={account}", "account"],
   ["GET", "/_mock/faults", "global"],

@@ -126,8 +126,12 @@ export interface MockControl {
   setClock(params: SetClockParams): Promise<ClockView>;
   /** The webhook delivery log, oldest first, optionally of one account. */
   webhooks(accountId?: string): Promise<WebhookDelivery[]>;
-  /** Runs every waiting retry now; resolves with the deliveries attempted once they settled. */
-  flushWebhooks(): Promise<WebhookDelivery[]>;
+  /**
+   * Runs every retry due on the mock clock (and every held out-of-order event) now, of one account or
+   * of all (`POST /_mock/webhooks/flush?accountId=`); resolves with the deliveries attempted once they
+   * settled.
+   */
+  flushWebhooks(accountId?: string): Promise<WebhookDelivery[]>;
   /** Sends a delivery again now (a fresh cycle of 8 attempts). */
   redeliverWebhook(deliveryId: string): Promise<WebhookDelivery>;
   /** Injects a fault into the next matching requests. */
@@ -301,8 +305,9 @@ export class ControlOperations {
   webhooks(accountId?: string): WebhookDelivery[] {
     return this.state.outbox.list(accountId);
   }
-  flushWebhooks(): Promise<WebhookDelivery[]> {
-    return this.state.outbox.flush();
+  flushWebhooks(accountId?: string): Promise<WebhookDelivery[]> {
+    if (accountId !== undefined) this.state.account(accountId);
+    return this.state.outbox.flush(accountId);
   }
   redeliverWebhook(id: string): Promise<WebhookDelivery> {
     return this.state.outbox.redeliver(id);
@@ -377,7 +382,7 @@ export function directControl(ops: ControlOperations): MockControl {
     setAccountClock: (id, params) => call(() => ops.setAccountClock(id, params)),
     setClock: (params) => call(() => ops.setClock(params)),
     webhooks: (accountId) => call(() => ops.webhooks(accountId)),
-    flushWebhooks: () => call(() => ops.flushWebhooks()),
+    flushWebhooks: (accountId) => call(() => ops.flushWebhooks(accountId)),
     redeliverWebhook: (id) => call(() => ops.redeliverWebhook(id)),
     addFault: (fault) => call(() => ops.addFault(fault)),
     faults: (accountId) => call(() => ops.faults(accountId)),

@@ -135,21 +135,24 @@ export class Outbox {
   /**
    * Runs every retry that is due on the mock clock (and releases held out-of-order events) now, and
    * resolves once every attempt has settled (DESIGN.md section 3). A retry whose time has not come is
-   * left for later: move the clock first (`POST /_mock/clock`), then flush.
+   * left for later: move the clock first (`POST /_mock/clock`), then flush. With `accountId`, only that
+   * account's deliveries, and only their attempts are awaited (another account's hanging receiver does
+   * not hold up a test run on a shared sandbox).
    */
-  async flush(): Promise<WebhookDelivery[]> {
-    await this.idle();
-    const started = new Set<DeliveryState>(this.#held);
-    this.#releaseHeld();
+  async flush(accountId?: string): Promise<WebhookDelivery[]> {
+    const mine = (d: DeliveryState) => accountId === undefined || d.entry.accountId === accountId;
+    await this.idle(accountId);
+    const started = new Set<DeliveryState>(this.#held.filter(mine));
+    this.#releaseHeld(accountId);
     for (const d of this.#deliveries) {
-      if (d.entry.state !== "pending" || d.inFlight !== null || d.retry === null) continue;
+      if (!mine(d) || d.entry.state !== "pending" || d.inFlight !== null || d.retry === null) continue;
       if (d.retry.at > this.timeOf(d.entry.accountId).now()) continue;
       d.retry.cancelled = true;
       d.retry = null;
       this.#start(d);
       started.add(d);
     }
-    await this.idle();
+    await this.idle(accountId);
     return [...started].map((d) => copy(d.entry));
   }
 
@@ -172,10 +175,12 @@ export class Outbox {
     return copy(d.entry);
   }
 
-  /** Resolves once no attempt is in flight. */
-  async idle(): Promise<void> {
+  /** Resolves once no attempt (of the account, or of any) is in flight. */
+  async idle(accountId?: string): Promise<void> {
     for (;;) {
-      const pending = this.#deliveries.flatMap((d) => (d.inFlight ? [d.inFlight] : []));
+      const pending = this.#deliveries.flatMap((d) =>
+        d.inFlight && (accountId === undefined || d.entry.accountId === accountId) ? [d.inFlight] : [],
+      );
       if (pending.length === 0) return;
       await Promise.all(pending);
     }
@@ -217,12 +222,15 @@ export class Outbox {
     }
   }
 
-  #releaseHeld(): void {
-    if (this.#holdTimer !== undefined) clearTimeout(this.#holdTimer);
-    this.#holdTimer = undefined;
-    const held = this.#held.reverse();
-    this.#held = [];
-    for (const d of held) this.#start(d);
+  /** Sends the held out-of-order events (of one account, or all), newest first. */
+  #releaseHeld(accountId?: string): void {
+    const released = this.#held.filter((d) => accountId === undefined || d.entry.accountId === accountId);
+    this.#held = this.#held.filter((d) => !released.includes(d));
+    if (this.#held.length === 0 && this.#holdTimer !== undefined) {
+      clearTimeout(this.#holdTimer);
+      this.#holdTimer = undefined;
+    }
+    for (const d of released.reverse()) this.#start(d);
   }
 
   #start(d: DeliveryState): void {

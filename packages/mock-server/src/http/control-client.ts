@@ -112,7 +112,13 @@ export function createHttpControl(options: HttpControlOptions): MockControl {
       send("POST", `/accounts/${id(accountId)}/clock`, clockBody(params)),
     webhooks: async (accountId) =>
       (await send<{ data: never }>("GET", `/webhooks${accountId ? `?accountId=${id(accountId)}` : ""}`)).data,
-    flushWebhooks: async () => (await send<{ data: never }>("POST", "/webhooks/flush")).data,
+    flushWebhooks: async (accountId) =>
+      (
+        await send<{ data: never }>(
+          "POST",
+          accountId === undefined ? "/webhooks/flush" : `/webhooks/flush?accountId=${id(accountId)}`,
+        )
+      ).data,
     redeliverWebhook: (deliveryId) => send("POST", `/webhooks/${id(deliveryId)}/redeliver`),
     addFault: (fault) => send("POST", "/faults", fault),
     faults: async (accountId) =>

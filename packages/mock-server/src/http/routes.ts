@@ -241,7 +241,9 @@ function controlRoutes(state: MockState, ops: ControlOperations): Route[] {
     route("GET", "/_mock/clock", global, () => ok(ops.clock())),
     route("POST", "/_mock/clock", global, ({ req }) => ok(ops.setClock(controlBody(req) as never))),
     route("GET", "/_mock/webhooks", queried, ({ req }) => ok({ data: ops.webhooks(accountQuery(req)) })),
-    route("POST", "/_mock/webhooks/flush", global, async () => ok({ data: await ops.flushWebhooks() })),
+    route("POST", "/_mock/webhooks/flush", queried, async ({ req }) =>
+      ok({ data: await ops.flushWebhooks(accountQuery(req)) }),
+    ),
     route("POST", "/_mock/webhooks/:id/redeliver", delivery, async ({ params }) =>
       ok(await ops.redeliverWebhook(params.id!)),
     ),
