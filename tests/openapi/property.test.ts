@@ -14,7 +14,7 @@ type Json = Record<string, unknown>;
 type Operation = {
   operationId: string;
   parameters?: Array<{ name: string; in: string; required?: boolean; schema: Json }>;
-  requestBody?: { content: { "application/json": { schema: Json } } };
+  requestBody?: { content: { "application/json": { schema: Json; example?: Json } } };
   responses: Record<
     string,
     { content?: { "application/json": { schema: Json } }; headers?: Record<string, { required?: boolean }> }
