@@ -113,6 +113,54 @@ describe.skipIf(SKIP_BROWSER)("the mock's dashboard in headless Chromium", () =>
     await page.close();
   });
 
+  it("on a shared sandbox, an account's keys show that account alone and move its own clock", async () => {
+    await using mock = await createMockServer({
+      autoAdvance: false,
+      adminToken: "dashboard-admin-token",
+      sharedSandbox: true,
+    });
+    const mine = await mock.control.createAccount({ payoutApproval: "manual", balance: 100_000 });
+    const theirs = await mock.control.createAccount({ payoutApproval: "manual", balance: 100_000 });
+    const payoutOf = async (keys: typeof mine, referenceId: string) =>
+      new Paykit({ ...keys, baseUrl: mock.url }).payouts.create({
+        amount: 5_000,
+        pixKey: "payouts@example.com",
+        pixKeyType: "EMAIL",
+        referenceId,
+      });
+    const own = await payoutOf(mine, "dashboard-shared-mine");
+    const other = await payoutOf(theirs, "dashboard-shared-theirs");
+    const sandboxBefore = Date.parse((await mock.control.clock()).now);
+
+    const page = await openDashboard(mock.url);
+    await page.waitForSelector("#token-form:not([hidden])");
+    const sent: (string | undefined)[] = [];
+    page.on("request", (request) => {
+      if (new URL(request.url()).pathname !== "/_mock/dashboard") sent.push(request.headers().authorization);
+    });
+    await page.fill("#token", `${mine.publicKey}:${mine.secretKey}`);
+    await page.click("#token-form button");
+    await page.waitForSelector(`[data-payout="${own.id}"][data-status=AWAITING_APPROVAL]`);
+    expect(
+      await page.$$eval("[data-account]", (rows) => rows.map((r) => r.getAttribute("data-account"))),
+    ).toEqual([mine.accountId]);
+    expect(await page.$(`[data-payout="${other.id}"]`)).toBeNull();
+    expect(await page.isDisabled("#account")).toBe(true);
+
+    await page.click(`[data-payout="${own.id}"] [data-action=approve]`);
+    await page.waitForSelector(`[data-payout="${own.id}"][data-status=APPROVED]`);
+    await page.click("[data-advance='86400000']");
+    await page.waitForSelector("#notice:has-text('clock moved forward')");
+    const myClock = Date.parse((await mock.control.accountClock(mine.accountId)).now);
+    const theirClock = Date.parse((await mock.control.accountClock(theirs.accountId)).now);
+    expect(myClock - theirClock).toBeGreaterThanOrEqual(86_400_000);
+    expect(Date.parse((await mock.control.clock()).now) - sandboxBefore).toBeLessThan(60_000);
+    expect((await mock.control.payouts(theirs.accountId))[0]?.status).toBe("AWAITING_APPROVAL");
+    expect(new Set(sent)).toEqual(new Set([`Basic ${btoa(`${mine.publicKey}:${mine.secretKey}`)}`]));
+    await page.screenshot({ path: join(OUTPUT_DIR, "dashboard-shared-sandbox.png"), fullPage: true });
+    await page.close();
+  });
+
   it("the mock bank's open finance page decides and sends the customer back to the store's returnUrl", async () => {
     await using mock = await createMockServer({ autoAdvance: false });
     const store = createServer((_, res) => {

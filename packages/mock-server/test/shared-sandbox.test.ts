@@ -14,12 +14,12 @@ const admin = { authorization: `Bearer ${ADMIN}` };
 
 type Keys = { accountId: string; publicKey: string; secretKey: string };
 /** Whom a row's call concerns: an account (`:account`, or the owner of `:payin`, `:payout`, `:delivery`), or everyone. */
-type Scope = "open" | "global" | "account";
+type Scope = "open" | "global" | "account" | "caller";
 
 // Every control route, as the spec's tables would list it. `{A}` is filled with account A's resource.
 const ROUTES: [method: string, path: string, scope: Scope, body?: unknown][] = [
   ["POST", "/_mock/accounts", "open", {}],
-  ["GET", "/_mock/accounts", "global"],
+  ["GET", "/_mock/accounts", "caller"],
   ["GET", "/_mock/accounts/{account}", "account"],
   ["GET", "/_mock/accounts/{account}/clock", "account"],
   ["POST", "/_mock/accounts/{account}/clock", "account", { advanceMs: 1_000 }],
@@ -150,7 +150,7 @@ describe("a shared sandbox (sharedSandbox: true, the CLI's --shared)", () => {
     },
   );
 
-  it.each(ROUTES.filter(([, , scope]) => scope !== "open"))(
+  it.each(ROUTES.filter(([, , scope]) => scope !== "open" && scope !== "caller"))(
     "%s %s (%s): another account's keys get 404 for A's resources and 403 for everyone's",
     async (method, path, scope, body) => {
       const res = await call(method, path, { authorization: basic(b) }, body);
@@ -158,6 +158,16 @@ describe("a shared sandbox (sharedSandbox: true, the CLI's --shared)", () => {
       expect(res.body.code).toBe(scope === "global" ? "FORBIDDEN" : "NOT_FOUND");
     },
   );
+
+  it("the account list shows account keys their own account alone, and the admin every account", async () => {
+    const mine = await call("GET", "/_mock/accounts", { authorization: basic(b) });
+    expect(mine.status).toBe(200);
+    expect(mine.body.data.map((x: { accountId: string }) => x.accountId)).toEqual([b.accountId]);
+    const all = await call("GET", "/_mock/accounts", admin);
+    expect(all.body.data.map((x: { accountId: string }) => x.accountId)).toEqual(
+      expect.arrayContaining([a.accountId, b.accountId]),
+    );
+  });
 
   it("nothing of A changed through the refused calls", async () => {
     expect(await snapshotOfA()).toEqual(before);

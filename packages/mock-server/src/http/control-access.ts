@@ -6,10 +6,11 @@ import type { EngineRequest } from "./messages.js";
 /**
  * Whom a control call concerns, for the access rules of a shared sandbox: `open` (anyone: a CI run
  * making its own account), `global` (every account: the sandbox clock, resetting everything, the whole
- * delivery log, faults for everyone), or one account (`accountId` `null` when the named resource does
- * not exist; `resource` names it in the 404 another account's keys get).
+ * delivery log, faults for everyone), `caller` (whoever is authorized, each seeing their own: the
+ * account list shows account keys their own account alone), or one account (`accountId` `null` when
+ * the named resource does not exist; `resource` names it in the 404 another account's keys get).
  */
-export type ControlAccess = "open" | "global" | { accountId: string | null; resource: string };
+export type ControlAccess = "open" | "global" | "caller" | { accountId: string | null; resource: string };
 
 // Only the Bearer scheme is named: a Basic challenge would make a browser pop its login dialog over
 // the dashboard (which asks for the token itself), though a shared sandbox also takes account keys.
@@ -31,18 +32,19 @@ export function checkAdminToken(req: EngineRequest, token: string): void {
  * account's own keys (Basic pk:sk, as on the merchant API) may make the calls that concern that account
  * and nothing else. Another account's resource answers 404 exactly as a missing one does, so keys
  * cannot even learn which ids exist elsewhere; a call about every account answers 403 to account keys.
+ * Answers the account whose keys authorized the call, `undefined` for the admin token or an open call.
  */
 export function authorizeSharedControlCall(
   state: MockState,
   req: EngineRequest,
   access: ControlAccess,
   adminToken: string,
-): void {
-  if (access === "open") return;
+): string | undefined {
+  if (access === "open") return undefined;
   const header = req.header("authorization") ?? "";
   if (/^Bearer\s/i.test(header)) {
     checkAdminToken(req, adminToken);
-    return;
+    return undefined;
   }
   const caller = /^Basic\s/i.test(header) ? state.authenticator.accountIdOf(header) : null;
   if (caller === null) {
@@ -59,5 +61,7 @@ export function authorizeSharedControlCall(
       { status: 403 },
     );
   }
-  if (access.accountId !== caller) throw new ApiError("NOT_FOUND", `${access.resource} does not exist`);
+  if (access !== "caller" && access.accountId !== caller)
+    throw new ApiError("NOT_FOUND", `${access.resource} does not exist`);
+  return caller;
 }

@@ -128,14 +128,16 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
         const accountId = state.authenticator.accountIdOf(req.header("authorization"));
         state.rateLimiter.check(accountId ?? `client:${req.remoteAddress ?? "unknown"}`, Date.now());
       }
+      let caller: string | undefined;
       if (route.kind === "control") {
         guardControlCall(req);
         if (sharedToken !== undefined) {
-          authorizeSharedControlCall(state, req, route.access?.({ req, params }) ?? "global", sharedToken);
+          const access = route.access?.({ req, params }) ?? "global";
+          caller = authorizeSharedControlCall(state, req, access, sharedToken);
         } else if (state.adminToken !== undefined) checkAdminToken(req, state.adminToken);
       }
       // Most handlers answer at once: awaiting only a promise saves a microtask turn per request.
-      const handled = route.handle({ req, params });
+      const handled = route.handle(caller === undefined ? { req, params } : { req, params, caller });
       const response = handled instanceof Promise ? await handled : handled;
       if (drop) response.drop = true;
       return response;

@@ -9,6 +9,8 @@ export type RouteKind = "api" | "control" | "page";
 export interface RouteCall {
   req: EngineRequest;
   params: Record<string, string>;
+  /** On a shared sandbox, the account whose own keys authorized this control call (none: the admin token). */
+  caller?: string;
 }
 
 /** One route of the mock. */

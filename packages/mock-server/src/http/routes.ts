@@ -169,6 +169,7 @@ function controlRoutes(state: MockState, ops: ControlOperations): Route[] {
   ): Route => ({ method, path, kind: "control", access, handle });
   const open = (): ControlAccess => "open";
   const global = (): ControlAccess => "global";
+  const caller = (): ControlAccess => "caller";
   const account = ({ params }: RouteCall): ControlAccess => ({
     accountId: ownerOf.account(state, params.id!),
     resource: `account ${params.id}`,
@@ -202,7 +203,10 @@ function controlRoutes(state: MockState, ops: ControlOperations): Route[] {
     route("POST", "/_mock/accounts", open, ({ req }) =>
       ok(ops.createAccount(controlBody(req) as never), 201),
     ),
-    route("GET", "/_mock/accounts", global, () => ok({ data: ops.accounts() })),
+    // Account keys see their own account alone (the dashboard of one team member on a shared sandbox).
+    route("GET", "/_mock/accounts", caller, ({ caller: self }) =>
+      ok({ data: self === undefined ? ops.accounts() : [ops.getAccount(self)] }),
+    ),
     route("GET", "/_mock/accounts/:id", account, ({ params }) => ok(ops.getAccount(params.id!))),
     route("POST", "/_mock/accounts/:id/reset", account, ({ params }) => ok(ops.resetAccount(params.id!))),
     route("GET", "/_mock/accounts/:id/clock", account, ({ params }) => ok(ops.accountClock(params.id!))),

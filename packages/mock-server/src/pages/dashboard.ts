@@ -13,14 +13,19 @@
  * | `POST /_mock/webhooks/{deliveryId}/redeliver` | Redeliver |
  * | `GET /_mock/clock`, `POST /_mock/clock` `{ advanceMs }` | the clock |
  *
- * With `--admin-token`, the page asks for the token once and sends it as `Authorization: Bearer`.
+ * With `--admin-token`, the page asks for the token once and sends it as `Authorization: Bearer`. On a
+ * shared sandbox (`--shared`) an account's keys (`pk_test_…:sk_test_…`) may be given instead: they go
+ * as `Authorization: Basic`, and the page shows that account alone, with its own clock
+ * (`/_mock/accounts/{id}/clock`) and its own webhook flush (`?accountId=`).
  */
 
 // The page script is plain browser JavaScript (no build step; no template literals or backslashes, so
 // it lives in this TypeScript string untouched). Every value from the API is written with textContent, never HTML.
 const SCRIPT = `
 "use strict";
-var state = { account: "", token: sessionStorage.getItem("paykit-mock-admin-token") || "", timer: null, locked: false };
+var state = { account: "", self: "", token: sessionStorage.getItem("paykit-mock-credentials") || "", timer: null, locked: false };
+// An account's own keys (a shared sandbox) rather than the admin token.
+var KEYS = /^(pk_test_[A-Za-z0-9_]+):(sk_test_[A-Za-z0-9_]+)$/;
 var FINAL_OK = { APPROVED: 1, COMPLETED: 1, delivered: 1 };
 var FINAL_BAD = { REFUSED: 1, EXPIRED: 1, FAILED: 1, CANCELED: 1, REFUNDED: 1, failed: 1 };
 
@@ -61,7 +66,9 @@ function notice(text, isError) {
 function api(method, path, body) {
   var headers = { accept: "application/json" };
   if (body !== undefined) headers["content-type"] = "application/json";
-  if (state.token) headers.authorization = "Bearer " + state.token;
+  var keys = KEYS.exec(state.token);
+  if (keys) headers.authorization = "Basic " + btoa(keys[1] + ":" + keys[2]);
+  else if (state.token) headers.authorization = "Bearer " + state.token;
   // Relative to the page (/_mock/dashboard), so a mock served under a path prefix works too.
   return fetch(path, { method: method, headers: headers, body: body === undefined ? undefined : JSON.stringify(body) })
     .then(function (response) {
@@ -110,7 +117,10 @@ function act(method, path, body, done) {
 function renderAccounts(result) {
   var select = $("account");
   var chosen = state.account;
-  select.replaceChildren(el("option", { value: "", text: "all accounts" }));
+  // Signed in with an account's keys: that account alone, no choice.
+  select.disabled = Boolean(state.self);
+  select.replaceChildren();
+  if (!state.self) select.append(el("option", { value: "", text: "all accounts" }));
   result.rows.forEach(function (a) {
     var option = el("option", { value: a.accountId, text: a.accountId + " (" + a.publicKey + ")" });
     if (a.accountId === chosen) option.selected = true;
@@ -185,13 +195,28 @@ function renderWebhooks(result) {
   section("webhooks", 7, rows, result.error);
 }
 
+// The account's own clock when signed in with its keys; the sandbox clock otherwise.
+function clockPath() { return state.self ? "accounts/" + encodeURIComponent(state.self) + "/clock" : "clock"; }
+
 function renderClock() {
-  return api("GET", "clock").then(function (c) {
+  return api("GET", clockPath()).then(function (c) {
     $("clock").textContent = new Date(c.now).toLocaleString() + "  (" + c.now + ")";
   }, function (error) { $("clock").textContent = error.message; });
 }
 
+// With an account's keys, learn which account they are (the list shows it alone) before the rest.
+function whoAmI() {
+  if (!KEYS.test(state.token) || state.self) return Promise.resolve();
+  return list("accounts").then(function (result) {
+    if (result.rows.length === 1) state.self = state.account = result.rows[0].accountId;
+  });
+}
+
 function refresh() {
+  return whoAmI().then(refreshAll);
+}
+
+function refreshAll() {
   var q = query();
   return Promise.all([
     list("accounts").then(renderAccounts),
@@ -215,14 +240,18 @@ $("refresh").addEventListener("click", refresh);
 $("auto").addEventListener("change", schedule);
 Array.prototype.forEach.call(document.querySelectorAll("[data-advance]"), function (button) {
   button.addEventListener("click", function () {
-    act("POST", "clock", { advanceMs: Number(button.getAttribute("data-advance")) }, "clock moved forward");
+    act("POST", clockPath(), { advanceMs: Number(button.getAttribute("data-advance")) }, "clock moved forward");
   });
 });
-$("flush").addEventListener("click", function () { act("POST", "webhooks/flush", {}, "due retries sent"); });
+$("flush").addEventListener("click", function () {
+  var own = state.self ? "?accountId=" + encodeURIComponent(state.self) : "";
+  act("POST", "webhooks/flush" + own, {}, "due retries sent");
+});
 $("token-form").addEventListener("submit", function (e) {
   e.preventDefault();
   state.token = $("token").value.trim();
-  sessionStorage.setItem("paykit-mock-admin-token", state.token);
+  state.self = state.account = "";
+  sessionStorage.setItem("paykit-mock-credentials", state.token);
   state.locked = false;
   $("token-form").hidden = true;
   refresh();
@@ -274,7 +303,8 @@ const BODY = `
 </header>
 <p id="notice" class="notice" role="status" hidden></p>
 <form id="token-form" class="notice error" hidden>
-  This mock needs its admin token: <input id="token" type="password" autocomplete="off" aria-label="Admin token"> <button>Use</button>
+  This mock needs its admin token, or on a shared sandbox an account's keys (pk_test_…:sk_test_…):
+  <input id="token" type="password" autocomplete="off" aria-label="Admin token or account keys"> <button>Use</button>
 </form>
 <main>
   <section><h2>Accounts and balances</h2>

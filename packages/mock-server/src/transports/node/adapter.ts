@@ -6,7 +6,7 @@ import { type EngineResponse, errorResponse, MAX_BODY_BYTES } from "../../http/m
 
 /**
  * A node:http request listener over a mock engine. It reads the body while streaming and answers 413
- * as soon as it passes 1 MiB, builds the engine's request without a web `Request` (the fast path
+ * as soon as it passes 1 MiB (then discards the rest, within bounds, see {@link refuse}), builds the engine's request without a web `Request` (the fast path
  * measured in bench/run.mjs), and cuts the socket after the handler ran for `dropResponse` faults.
  */
 export function nodeListener(
@@ -23,7 +23,7 @@ export function nodeListener(
     let total = 0;
     let refused = false;
     req.on("data", (chunk: Buffer) => {
-      if (refused) return;
+      if (refused) return; // refuse() counts and bounds what is discarded
       total += chunk.length;
       if (total > MAX_BODY_BYTES) {
         refused = true;
@@ -122,12 +122,28 @@ function tooLarge(): ApiError {
   return new ApiError("PAYLOAD_TOO_LARGE", `the request body exceeds ${MAX_BODY_BYTES} bytes (1 MiB)`);
 }
 
-// Answer at once and close the connection, so the rest of an oversized body is never read.
+/** Most bytes of an oversized body read and thrown away after its 413, and for how long. */
+export const DISCARD_LIMIT = { bytes: 16 * 1024 * 1024, ms: 10_000 };
+
+/**
+ * Answers at once, then reads and throws away the rest of the body the client is still sending: cutting
+ * the socket under an upload makes most HTTP clients (undici's fetch among them) report ECONNRESET
+ * instead of the 413 (RFC 9112 section 9.6). `Connection: close` would not help: node:http closes the
+ * socket as soon as such an answer is written, under the upload. So the connection stays open while the
+ * rest arrives (and may carry the next request); a client that sends more than {@link DISCARD_LIMIT}
+ * allows, or too slowly, is cut off.
+ */
 function refuse(req: IncomingMessage, res: ServerResponse, error: ApiError): void {
-  const response = errorResponse(error);
-  response.headers.connection = "close";
-  write(res, response);
-  res.on("finish", () => req.destroy());
+  write(res, errorResponse(error));
+  let discarded = 0;
+  const timer = setTimeout(() => req.destroy(), DISCARD_LIMIT.ms);
+  timer.unref?.();
+  req.on("data", (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > DISCARD_LIMIT.bytes) req.destroy();
+  });
+  req.on("close", () => clearTimeout(timer));
+  req.resume();
 }
 
 function write(res: ServerResponse, response: EngineResponse): void {
