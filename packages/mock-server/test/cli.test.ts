@@ -58,34 +58,31 @@ describe("paykit-mock (DESIGN.md section 3)", () => {
     expect(code).toBe(0);
   }, 20_000);
 
-  it("guards the control API with --admin-token", async () => {
-    const { child, lines } = start(["--port", "0", "--admin-token", "secret-token-1"]);
-    children.push(child);
-    const url = ((await lines.next()).value as string).slice("Paykit mock listening on ".length);
-    expect((await fetch(`${url}/_mock/clock`)).status).toBe(401);
-    expect(
-      (await fetch(`${url}/_mock/clock`, { headers: { authorization: "Bearer secret-token-1" } })).status,
-    ).toBe(200);
-    child.kill("SIGINT");
-    expect((await once(child, "exit"))[0]).toBe(0);
-  }, 20_000);
-
-  it("--shared: a CI run makes its own account and drives it with its own keys; the sandbox clock needs the token", async () => {
-    const { child, lines } = start(["--port", "0", "--admin-token", "secret-token-1", "--shared"]);
-    children.push(child);
-    const url = ((await lines.next()).value as string).slice("Paykit mock listening on ".length);
-    const created = await fetch(`${url}/_mock/accounts`, { method: "POST" });
-    expect(created.status).toBe(201);
-    const keys = (await created.json()) as { accountId: string; publicKey: string; secretKey: string };
-    const own = { authorization: `Basic ${btoa(`${keys.publicKey}:${keys.secretKey}`)}` };
-    expect((await fetch(`${url}/_mock/accounts/${keys.accountId}/clock`, { headers: own })).status).toBe(200);
-    expect((await fetch(`${url}/_mock/clock`, { headers: own })).status).toBe(403);
-    expect(
-      (await fetch(`${url}/_mock/clock`, { headers: { authorization: "Bearer secret-token-1" } })).status,
-    ).toBe(200);
-    child.kill("SIGINT");
-    expect((await once(child, "exit"))[0]).toBe(0);
-  }, 20_000);
+  it.each([[[]], [["--shared"]]])(
+    "guards the control API with --admin-token %j",
+    async (extra: string[]) => {
+      const { child, lines } = start(["--port", "0", "--admin-token", "secret-token-1", ...extra]);
+      children.push(child);
+      const url = ((await lines.next()).value as string).slice("Paykit mock listening on ".length);
+      const admin = { authorization: "Bearer secret-token-1" };
+      expect((await fetch(`${url}/_mock/clock`)).status).toBe(401);
+      expect((await fetch(`${url}/_mock/clock`, { headers: admin })).status).toBe(200);
+      // A shared sandbox: a CI run makes its own account and drives it with its own keys, not everyone's clock.
+      const created = await fetch(`${url}/_mock/accounts`, { method: "POST" });
+      expect(created.status).toBe(extra.length > 0 ? 201 : 401);
+      if (created.status === 201) {
+        const keys = (await created.json()) as { accountId: string; publicKey: string; secretKey: string };
+        const own = { authorization: `Basic ${btoa(`${keys.publicKey}:${keys.secretKey}`)}` };
+        expect((await fetch(`${url}/_mock/accounts/${keys.accountId}/clock`, { headers: own })).status).toBe(
+          200,
+        );
+        expect((await fetch(`${url}/_mock/clock`, { headers: own })).status).toBe(403);
+      }
+      child.kill("SIGINT");
+      expect((await once(child, "exit"))[0]).toBe(0);
+    },
+    20_000,
+  );
 
   it.each([
     [["--host", "0.0.0.0"], /--admin-token/],
