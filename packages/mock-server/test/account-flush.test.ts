@@ -11,7 +11,7 @@ describe.each(TRANSPORTS)("an account's own webhook flush, over %s", (transport)
     const received: string[] = [];
     const mock = await startHarness(transport, {
       autoAdvance: false,
-      webhookTimeoutMs: 5_000,
+      webhookTimeoutMs: 30_000,
       fetch: async (url, init) => {
         if (String(url).startsWith("https://b.example")) {
           // B's receiver never answers: only the mock's timeout ends the attempt.
@@ -44,7 +44,8 @@ describe.each(TRANSPORTS)("an account's own webhook flush, over %s", (transport)
 
       const started = Date.now();
       const flushed = await mock.control.flushWebhooks(a.accountId);
-      expect(Date.now() - started).toBeLessThan(2_000);
+      // Well under B's 30 s timeout, however loaded the machine.
+      expect(Date.now() - started).toBeLessThan(10_000);
       expect(flushed.map((d) => d.accountId)).toEqual([a.accountId]);
       expect(received).toEqual(["https://a.example/webhooks"]);
       // B's attempt is still hanging: its delivery is untouched by A's flush.
@@ -61,7 +62,7 @@ describe.each(TRANSPORTS)("an account's own webhook flush, over %s", (transport)
       for (const resolve of hanging) resolve();
       await mock.close();
     }
-  }, 20_000);
+  }, 40_000);
 
   it("answers 404 for an account that does not exist", async () => {
     const mock = await startHarness(transport, { autoAdvance: false });

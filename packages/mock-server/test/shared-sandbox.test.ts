@@ -22,7 +22,7 @@ const ROUTES: [method: string, path: string, scope: Scope, body?: unknown][] = [
   ["GET", "/_mock/accounts", "caller"],
   ["GET", "/_mock/accounts/{account}", "account"],
   ["GET", "/_mock/accounts/{account}/clock", "account"],
-  ["POST", "/_mock/accounts/{account}/clock", "account", { advanceMs: 1_000 }],
+  ["POST", "/_mock/accounts/{account}/clock", "account", { advanceMs: 3_600_000 }],
   ["POST", "/_mock/accounts/{account}/settings", "account", { kycApproved: true }],
   ["POST", "/_mock/accounts/{account}/webhook-secret", "account", {}],
   ["GET", "/_mock/payins?accountId={account}", "account"],
@@ -78,8 +78,9 @@ describe("a shared sandbox (sharedSandbox: true, the CLI's --shared)", () => {
         attempts: d.attempts.length,
       })),
       faults: await control.faults(a.accountId),
-      // The account's clock offset, to the second (both clocks move with real time between the calls).
-      offsetSeconds: Math.round((Date.parse(clock.body.now) - Date.parse(sandbox.body.now)) / 1_000),
+      // The account's clock offset, to the minute (both clocks move with real time between the calls,
+      // and the refused clock call below would have moved it by an hour).
+      offsetMinutes: Math.round((Date.parse(clock.body.now) - Date.parse(sandbox.body.now)) / 60_000) || 0,
     };
   };
 
