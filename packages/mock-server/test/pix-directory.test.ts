@@ -73,6 +73,34 @@ describe.each(TRANSPORTS)("the PIX key directory over %s", (transport) => {
     await h.control.registerPixKey({ key: "financeiro@minhaloja.com.br", type: "EMAIL", name: "Loja" });
     expect((await strict.post("/payout", own)).body).toMatchObject({ beneficiaryName: "Loja" });
   });
+
+  it("a key registered for one account is found by its payouts alone, and goes with the account's reset", async () => {
+    const mine = await h.control.createAccount({ balance: 100_000, pixDirectory: "strict" });
+    const theirs = await h.control.createAccount({ balance: 100_000, pixDirectory: "strict" });
+    const key = { key: "caixa@loja-do-time.com.br", type: "EMAIL" as const, name: "Caixa do Time" };
+    const entry = await h.control.registerPixKey({ ...key, accountId: mine.accountId });
+    expect(entry).toMatchObject({ ...key, accountId: mine.accountId });
+    const toKey = payoutBody({ pixKey: key.key, pixKeyType: "EMAIL" });
+    expect((await apiOf(h, mine).post("/payout", toKey)).body).toMatchObject({
+      beneficiaryName: "Caixa do Time",
+    });
+    expect((await apiOf(h, theirs).post("/payout", toKey)).body.code).toBe("INVALID_PIX_KEY");
+    // An open account finds every well-formed key anyway, but never with another account's holder.
+    const open = (await apiOf(h).post("/payout", toKey)).body;
+    expect(open.status).toBe("PENDING");
+    expect(open.beneficiaryName).not.toBe("Caixa do Time");
+
+    expect((await h.control.pixKeys(mine.accountId)).map((k) => k.key)).toContain(key.key);
+    expect((await h.control.pixKeys(theirs.accountId)).map((k) => k.key)).not.toContain(key.key);
+    expect((await h.control.pixKeys()).map((k) => k.key)).not.toContain(key.key);
+
+    await h.control.resetAccount(mine.accountId);
+    expect((await h.control.pixKeys(mine.accountId)).map((k) => k.key)).not.toContain(key.key);
+    expect((await apiOf(h, mine).post("/payout", toKey)).body.code).toBe("INVALID_PIX_KEY");
+    await expect(h.control.registerPixKey({ ...key, accountId: "acct_nobody" })).rejects.toMatchObject({
+      status: 404,
+    });
+  });
 });
 
 describe("the directory's default mode", () => {

@@ -62,6 +62,13 @@ const ROUTES: [method: string, path: string, scope: Scope, body?: unknown][] = [
   ["GET", "/_mock/clock", "global"],
   ["POST", "/_mock/clock", "global", { advanceMs: 1_000 }],
   ["POST", "/_mock/rate-limit", "global", { limit: null }],
+  ["GET", "/_mock/pix-keys?accountId={account}", "account"],
+  [
+    "POST",
+    "/_mock/pix-keys",
+    "account",
+    { key: "team-a@example.com", type: "EMAIL", accountId: "{account}" },
+  ],
   ["GET", "/_mock/pix-keys", "global"],
   ["POST", "/_mock/pix-keys", "global", { key: "team@example.com", type: "EMAIL" }],
   ["POST", "/_mock/accounts/{account}/reset", "account"],

@@ -135,6 +135,7 @@ export const PixKeyBody = z.strictObject({
   name: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
   document: z.optional(z.string()),
   ispb: z.optional(z.string().check(z.regex(/^\d{8}$/, { error: "must be 8 digits" }))),
+  accountId: z.optional(z.string().check(z.minLength(1), z.maxLength(100))),
 });
 
 /** Body the challenge page posts to `/_mock/acquirer/challenge`. */

@@ -142,10 +142,10 @@ export interface MockControl {
   clearFaults(accountId?: string): Promise<void>;
   /** Switches the rate limit on (429 RATE_LIMITED with Retry-After) or off (`null`). */
   setRateLimit(params: RateLimitParams | null): Promise<void>;
-  /** Registers a key in the PIX key directory. */
+  /** Registers a key in the PIX key directory, for every account or (`accountId`) for one alone. */
   registerPixKey(params: RegisterPixKeyParams): Promise<PixKeyEntry>;
-  /** Every key of the PIX key directory. */
-  pixKeys(): Promise<PixKeyEntry[]>;
+  /** Every key of the PIX key directory every account finds, then (`accountId`) that account's own. */
+  pixKeys(accountId?: string): Promise<PixKeyEntry[]>;
   /** Back to the start state: the default account only (same keys), seed directory, real clock. */
   reset(): Promise<void>;
 }
@@ -336,10 +336,13 @@ export class ControlOperations {
     return this.state.rateLimiter.get();
   }
   registerPixKey(params: RegisterPixKeyParams): PixKeyEntry {
-    return this.state.directory.register(checked(PixKeyBody, params));
+    const input = checked(PixKeyBody, params);
+    if (input.accountId !== undefined) this.state.account(input.accountId);
+    return this.state.directory.register(input);
   }
-  pixKeys(): PixKeyEntry[] {
-    return this.state.directory.list();
+  pixKeys(accountId?: string): PixKeyEntry[] {
+    if (accountId !== undefined) this.state.account(accountId);
+    return this.state.directory.list(accountId);
   }
   reset(): void {
     this.state.reset();
@@ -389,7 +392,7 @@ export function directControl(ops: ControlOperations): MockControl {
     clearFaults: (accountId) => call(() => ops.clearFaults(accountId)),
     setRateLimit: (params) => call(() => ops.setRateLimit(params)),
     registerPixKey: (params) => call(() => ops.registerPixKey(params)),
-    pixKeys: () => call(() => ops.pixKeys()),
+    pixKeys: (accountId) => call(() => ops.pixKeys(accountId)),
     reset: () => call(() => ops.reset()),
   };
 }

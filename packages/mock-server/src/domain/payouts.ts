@@ -33,7 +33,12 @@ export function createPayout(state: MockState, account: Account, body: unknown):
   const fee = account.fees.payoutFlatCents;
   if (params.amount <= fee)
     throw invalidData("amount", `must be greater than the payout fee of ${fee} cents`);
-  const holder = state.directory.lookup(params.pixKeyType, params.pixKey, state.pixDirectoryOf(account));
+  const holder = state.directory.lookup(
+    params.pixKeyType,
+    params.pixKey,
+    state.pixDirectoryOf(account),
+    account.id,
+  );
   if (!holder) {
     throw new ApiError(
       "INVALID_PIX_KEY",

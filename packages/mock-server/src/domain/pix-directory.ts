@@ -14,6 +14,8 @@ export interface PixKeyEntry {
   document: string;
   /** The holder's bank: its 8-digit ISPB. */
   ispb: string;
+  /** The account the key was registered for, which alone finds it; absent: every account finds it. */
+  accountId?: string;
 }
 
 /**
@@ -134,6 +136,11 @@ export interface RegisterPixKeyParams {
   document?: string;
   /** Holder bank's ISPB (8 digits). @default "00000000" */
   ispb?: string;
+  /**
+   * Registers the key for this account's payouts alone (a test run on a shared sandbox): other
+   * accounts do not find it, and the account's reset removes it. @default every account finds it
+   */
+  accountId?: string;
 }
 
 // E-mail and random (EVP) keys are case-insensitive in the DICT; the others are digits.
@@ -245,6 +252,8 @@ export function derivedHolder(type: PixKeyType, key: string): PixKeyEntry {
  */
 export class PixDirectory {
   readonly #entries = new Map<string, PixKeyEntry>();
+  /** Keys registered for one account alone, by account id. */
+  readonly #byAccount = new Map<string, Map<string, PixKeyEntry>>();
 
   constructor() {
     this.reset();
@@ -253,21 +262,39 @@ export class PixDirectory {
   /** Back to the seed keys. */
   reset(): void {
     this.#entries.clear();
+    this.#byAccount.clear();
     for (const entry of SEED_PIX_KEYS)
       this.#entries.set(`${entry.type}:${normalize(entry.type, entry.key)}`, entry);
   }
 
-  /** The holder of a key in `mode`, or undefined when the directory does not find it. */
-  lookup(type: PixKeyType, key: string, mode: PixDirectoryMode = "strict"): PixKeyEntry | undefined {
-    const known = this.#entries.get(`${type}:${normalize(type, key)}`);
+  /** Forgets the keys registered for one account alone (its reset). */
+  forget(accountId: string): void {
+    this.#byAccount.delete(accountId);
+  }
+
+  /**
+   * The holder of a key in `mode` as an account's payout finds it (the account's own keys first), or
+   * undefined when the directory does not find it.
+   */
+  lookup(
+    type: PixKeyType,
+    key: string,
+    mode: PixDirectoryMode = "strict",
+    accountId?: string,
+  ): PixKeyEntry | undefined {
+    const id = `${type}:${normalize(type, key)}`;
+    const known =
+      (accountId === undefined ? undefined : this.#byAccount.get(accountId)?.get(id)) ??
+      this.#entries.get(id);
     if (known !== undefined || mode === "strict") return known;
     if (type === "EMAIL" && normalize(type, key) === MAGIC_PIX_KEYS.notFound) return undefined;
     return derivedHolder(type, key);
   }
 
-  /** Every key, in registration order. */
-  list(): PixKeyEntry[] {
-    return [...this.#entries.values()];
+  /** Every key every account finds, in registration order, then (with `accountId`) that account's own. */
+  list(accountId?: string): PixKeyEntry[] {
+    const own = accountId === undefined ? undefined : this.#byAccount.get(accountId);
+    return [...this.#entries.values(), ...(own?.values() ?? [])];
   }
 
   /** Registers (or replaces) a key. */
@@ -291,7 +318,15 @@ export class PixDirectory {
       document,
       ispb: params.ispb ?? "00000000",
     };
-    this.#entries.set(`${entry.type}:${normalize(entry.type, entry.key)}`, entry);
+    const id = `${entry.type}:${normalize(entry.type, entry.key)}`;
+    if (params.accountId === undefined) {
+      this.#entries.set(id, entry);
+      return entry;
+    }
+    entry.accountId = params.accountId;
+    let own = this.#byAccount.get(params.accountId);
+    if (own === undefined) this.#byAccount.set(params.accountId, (own = new Map()));
+    own.set(id, entry);
     return entry;
   }
 }

@@ -208,6 +208,7 @@ export class MockState {
     if (this.defaultAccount === old) this.defaultAccount = fresh;
     this.outbox.forget(accountId);
     this.faults.clear(accountId);
+    this.directory.forget(accountId);
     // its scheduled work (expiries, reserve releases, retries of the old records) goes with it, and
     // its clock is the sandbox clock again
     this.#times.get(accountId)?.scheduler.stop();

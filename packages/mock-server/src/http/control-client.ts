@@ -130,7 +130,13 @@ export function createHttpControl(options: HttpControlOptions): MockControl {
       await send("POST", "/rate-limit", params ?? { limit: null });
     },
     registerPixKey: (params) => send("POST", "/pix-keys", params),
-    pixKeys: async () => (await send<{ data: never }>("GET", "/pix-keys")).data,
+    pixKeys: async (accountId) =>
+      (
+        await send<{ data: never }>(
+          "GET",
+          accountId === undefined ? "/pix-keys" : `/pix-keys?accountId=${id(accountId)}`,
+        )
+      ).data,
     reset: async () => {
       await send("POST", "/reset");
     },

@@ -193,7 +193,8 @@ function controlRoutes(state: MockState, ops: ControlOperations): Route[] {
       ? "global"
       : { accountId: ownerOf.account(state, accountId), resource: `account ${accountId}` };
   };
-  const faultBody = ({ req }: RouteCall): ControlAccess => {
+  // A fault or a PIX key whose body names `accountId` concerns that account; without it, everyone.
+  const bodyAccount = ({ req }: RouteCall): ControlAccess => {
     const accountId = accountIdInBody(req.body);
     return accountId === undefined
       ? "global"
@@ -252,7 +253,9 @@ function controlRoutes(state: MockState, ops: ControlOperations): Route[] {
       ok(await ops.redeliverWebhook(params.id!)),
     ),
     route("GET", "/_mock/faults", queried, ({ req }) => ok({ data: ops.faults(accountQuery(req)) })),
-    route("POST", "/_mock/faults", faultBody, ({ req }) => ok(ops.addFault(controlBody(req) as never), 201)),
+    route("POST", "/_mock/faults", bodyAccount, ({ req }) =>
+      ok(ops.addFault(controlBody(req) as never), 201),
+    ),
     route("DELETE", "/_mock/faults", queried, ({ req }) => {
       ops.clearFaults(accountQuery(req));
       return ok({ data: [] });
@@ -261,8 +264,8 @@ function controlRoutes(state: MockState, ops: ControlOperations): Route[] {
       ops.setRateLimit(controlBody(req) as never);
       return ok({ rateLimit: ops.rateLimit() });
     }),
-    route("GET", "/_mock/pix-keys", global, () => ok({ data: ops.pixKeys() })),
-    route("POST", "/_mock/pix-keys", global, ({ req }) =>
+    route("GET", "/_mock/pix-keys", queried, ({ req }) => ok({ data: ops.pixKeys(accountQuery(req)) })),
+    route("POST", "/_mock/pix-keys", bodyAccount, ({ req }) =>
       ok(ops.registerPixKey(controlBody(req) as never), 201),
     ),
     route("POST", "/_mock/reset", global, () => {
@@ -272,7 +275,7 @@ function controlRoutes(state: MockState, ops: ControlOperations): Route[] {
   ];
 }
 
-/** The `accountId` a fault's JSON body names, if any (a body that is not JSON concerns everyone). */
+/** The `accountId` a control body names, if any (a body that is not JSON concerns everyone). */
 function accountIdInBody(body: string | null): string | undefined {
   if (body === null) return undefined;
   try {
