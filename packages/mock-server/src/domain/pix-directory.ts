@@ -324,9 +324,9 @@ export class PixDirectory {
       return entry;
     }
     entry.accountId = params.accountId;
-    let own = this.#byAccount.get(params.accountId);
-    if (own === undefined) this.#byAccount.set(params.accountId, (own = new Map()));
+    const own = this.#byAccount.get(params.accountId) ?? new Map<string, PixKeyEntry>();
     own.set(id, entry);
+    this.#byAccount.set(params.accountId, own);
     return entry;
   }
 }
