@@ -64,6 +64,10 @@ describe("paykit-mock (DESIGN.md section 3)", () => {
       const { child, lines } = start(["--port", "0", "--admin-token", "secret-token-1", ...extra]);
       children.push(child);
       const url = ((await lines.next()).value as string).slice("Paykit mock listening on ".length);
+      const printed: string[] = [];
+      for (let i = 0; i < (extra.length > 0 ? 5 : 4); i += 1)
+        printed.push((await lines.next()).value as string);
+      expect(printed.some((line) => line.startsWith("Shared sandbox: "))).toBe(extra.length > 0);
       const admin = { authorization: "Bearer secret-token-1" };
       expect((await fetch(`${url}/_mock/clock`)).status).toBe(401);
       expect((await fetch(`${url}/_mock/clock`, { headers: admin })).status).toBe(200);

@@ -42,7 +42,11 @@ async function main(argv: string[]): Promise<void> {
       `Default account: ${account.accountId}\n` +
       `  public key: ${account.publicKey}\n` +
       `  secret key: ${account.secretKey}\n` +
-      `  webhook secret: ${account.webhookSecret}\n`,
+      `  webhook secret: ${account.webhookSecret}\n` +
+      (options.sharedSandbox
+        ? "Shared sandbox: each test run makes its own account (POST /_mock/accounts, no token) and drives it\n" +
+          "  with its own keys; calls about every account need the admin token\n"
+        : ""),
   );
   const stop = (signal: NodeJS.Signals) => {
     process.stdout.write(`paykit-mock: ${signal}, shutting down\n`);
