@@ -154,30 +154,41 @@ describe("the published packages, installed from their tarballs", () => {
 });
 
 describe("the README's npm path, from the installed tarballs", () => {
-  it("`npx paykit-mock --manual` serves the mock, and a client built from the printed keys pays through it", async () => {
+  /** `npx paykit-mock …` from the installed tarballs, once it printed its address and the default keys. */
+  async function startInstalledMock(args: string[]) {
     const { spawn } = await import("node:child_process");
     const child = spawn(
       "npx",
-      ["--no-install", "paykit-mock", "--manual", "--port", "0", "--host", "127.0.0.1"],
+      ["--no-install", "paykit-mock", ...args, "--port", "0", "--host", "127.0.0.1"],
       {
         cwd: project,
         stdio: ["ignore", "pipe", "pipe"],
       },
     );
-    try {
-      let out = "";
-      child.stdout.on("data", (chunk) => {
-        out += chunk;
-      });
-      const deadline = Date.now() + 30_000;
-      while (!/http:\/\/127\.0\.0\.1:\d+/.test(out) || !/sk_test_\w+/.test(out)) {
-        if (Date.now() > deadline || child.exitCode !== null)
-          throw new Error(`paykit-mock did not start: ${out}`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
+    let out = "";
+    child.stdout.on("data", (chunk) => {
+      out += chunk;
+    });
+    const deadline = Date.now() + 30_000;
+    while (!/http:\/\/127\.0\.0\.1:\d+/.test(out) || !/whsec_\S+/.test(out)) {
+      if (Date.now() > deadline || child.exitCode !== null) {
+        child.kill("SIGTERM");
+        throw new Error(`paykit-mock did not start: ${out}`);
       }
-      const url = out.match(/http:\/\/127\.0\.0\.1:\d+/)?.[0] as string;
-      const publicKey = out.match(/pk_test_\w+/)?.[0] as string;
-      const secretKey = out.match(/sk_test_\w+/)?.[0] as string;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    return {
+      child,
+      out,
+      url: out.match(/http:\/\/127\.0\.0\.1:\d+/)?.[0] as string,
+      publicKey: out.match(/pk_test_\w+/)?.[0] as string,
+      secretKey: out.match(/sk_test_\w+/)?.[0] as string,
+    };
+  }
+
+  it("`npx paykit-mock --manual` serves the mock, and a client built from the printed keys pays through it", async () => {
+    const { child, url, publicKey, secretKey } = await startInstalledMock(["--manual"]);
+    try {
       // the installed @paykit/node against it, as the README's second block does
       const script = `
         const { Paykit } = await import("@paykit/node");
@@ -186,6 +197,27 @@ describe("the README's npm path, from the installed tarballs", () => {
         const payin = await paykit.payins.create(samplePayin("PIX"));
         console.log(payin.status, payin.pix.qrcode.length > 0);`;
       expect(run(["--input-type=module", "-e", script]).trim()).toBe("PENDING true");
+    } finally {
+      child.kill("SIGTERM");
+    }
+  });
+
+  it("`npx paykit-mock --admin-token T --shared`: a test run makes its own account and drives it with its keys", async () => {
+    const { child, url, out } = await startInstalledMock(["--admin-token", "team-admin-token", "--shared"]);
+    try {
+      expect(out).toContain("Shared sandbox: ");
+      const script = `
+        const { createHttpControl } = await import("@paykit/mock-server");
+        const { Paykit } = await import("@paykit/node");
+        const url = ${JSON.stringify(url)};
+        const keys = await createHttpControl({ url }).createAccount({ balance: 50_000, payoutApproval: "manual" });
+        const control = createHttpControl({ url, credentials: keys });
+        const paykit = new Paykit({ publicKey: keys.publicKey, secretKey: keys.secretKey, baseUrl: url });
+        const payout = await paykit.payouts.create({ amount: 1_000, pixKey: "payouts@example.com", pixKeyType: "EMAIL", referenceId: "team-run-1" });
+        const approved = await control.approvePayout(payout.id);
+        const refused = await control.clock().catch((error) => error.status);
+        console.log(payout.status, approved.status, refused);`;
+      expect(run(["--input-type=module", "-e", script]).trim()).toBe("AWAITING_APPROVAL APPROVED 403");
     } finally {
       child.kill("SIGTERM");
     }
