@@ -157,14 +157,23 @@ describe("the README's npm path, from the installed tarballs", () => {
   /** `npx paykit-mock …` from the installed tarballs, once it printed its address and the default keys. */
   async function startInstalledMock(args: string[]) {
     const { spawn } = await import("node:child_process");
+    // Its own process group: npx runs the bin as a child, which a signal to npx alone leaves running.
     const child = spawn(
       "npx",
       ["--no-install", "paykit-mock", ...args, "--port", "0", "--host", "127.0.0.1"],
       {
         cwd: project,
         stdio: ["ignore", "pipe", "pipe"],
+        detached: true,
       },
     );
+    const stop = () => {
+      try {
+        process.kill(-(child.pid as number), "SIGTERM");
+      } catch {
+        // already gone
+      }
+    };
     let out = "";
     child.stdout.on("data", (chunk) => {
       out += chunk;
@@ -172,13 +181,13 @@ describe("the README's npm path, from the installed tarballs", () => {
     const deadline = Date.now() + 30_000;
     while (!/http:\/\/127\.0\.0\.1:\d+/.test(out) || !/whsec_\S+/.test(out)) {
       if (Date.now() > deadline || child.exitCode !== null) {
-        child.kill("SIGTERM");
+        stop();
         throw new Error(`paykit-mock did not start: ${out}`);
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
     return {
-      child,
+      stop,
       out,
       url: out.match(/http:\/\/127\.0\.0\.1:\d+/)?.[0] as string,
       publicKey: out.match(/pk_test_\w+/)?.[0] as string,
@@ -187,7 +196,7 @@ describe("the README's npm path, from the installed tarballs", () => {
   }
 
   it("`npx paykit-mock --manual` serves the mock, and a client built from the printed keys pays through it", async () => {
-    const { child, url, publicKey, secretKey } = await startInstalledMock(["--manual"]);
+    const { stop, url, publicKey, secretKey } = await startInstalledMock(["--manual"]);
     try {
       // the installed @paykit/node against it, as the README's second block does
       const script = `
@@ -198,12 +207,12 @@ describe("the README's npm path, from the installed tarballs", () => {
         console.log(payin.status, payin.pix.qrcode.length > 0);`;
       expect(run(["--input-type=module", "-e", script]).trim()).toBe("PENDING true");
     } finally {
-      child.kill("SIGTERM");
+      stop();
     }
   });
 
   it("`npx paykit-mock --admin-token T --shared`: a test run makes its own account and drives it with its keys", async () => {
-    const { child, url, out } = await startInstalledMock(["--admin-token", "team-admin-token", "--shared"]);
+    const { stop, url, out } = await startInstalledMock(["--admin-token", "team-admin-token", "--shared"]);
     try {
       expect(out).toContain("Shared sandbox: ");
       const script = `
@@ -219,7 +228,7 @@ describe("the README's npm path, from the installed tarballs", () => {
         console.log(payout.status, approved.status, refused);`;
       expect(run(["--input-type=module", "-e", script]).trim()).toBe("AWAITING_APPROVAL APPROVED 403");
     } finally {
-      child.kill("SIGTERM");
+      stop();
     }
   });
 });
