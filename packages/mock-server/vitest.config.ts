@@ -11,6 +11,8 @@ export default defineProject({
     // Generous for a loaded 2-core CI machine, where turbo runs every package\'s tests at once.
     testTimeout: 30_000,
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    // PostgreSQL for the acceptance suites' `postgres` store and the multi-process tests.
+    globalSetup: ["./test/setup/postgres.global.ts"],
     typecheck: {
       enabled: true,
       include: ["src/**/*.test-d.ts", "test/**/*.test-d.ts"],

@@ -4,7 +4,7 @@
 // sandbox clock moves every account. Over every transport (node:http reaches the control API over HTTP).
 import { describe, expect, it } from "vitest";
 import { samplePayin, samplePayout } from "../src/index.js";
-import { basic, type Harness, startHarness, TRANSPORTS } from "./fixtures.js";
+import { basic, type Harness, startHarness, TRANSPORTS_AND_STORES } from "./fixtures.js";
 
 const HOUR = 3_600_000;
 
@@ -26,7 +26,7 @@ async function call(
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
-describe.each(TRANSPORTS)("an account's own clock, over %s", (transport) => {
+describe.each(TRANSPORTS_AND_STORES)("an account's own clock, over %s", (transport) => {
   it("expires only that account's payins; the sandbox clock moves everyone", async () => {
     const mock = await startHarness(transport, { autoAdvance: false });
     try {

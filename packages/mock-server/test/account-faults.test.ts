@@ -2,9 +2,9 @@
 // to requests authenticated as that account, so parallel runs sharing one mock never trip over each
 // other's faults. Over every transport; over node:http the control API is reached over HTTP.
 import { describe, expect, it } from "vitest";
-import { basic, startHarness, TRANSPORTS } from "./fixtures.js";
+import { basic, startHarness, TRANSPORTS_AND_STORES } from "./fixtures.js";
 
-describe.each(TRANSPORTS)("faults naming an account, over %s", (transport) => {
+describe.each(TRANSPORTS_AND_STORES)("faults naming an account, over %s", (transport) => {
   it("apply to that account's requests only; others, and unauthenticated ones, pass", async () => {
     const mock = await startHarness(transport, { autoAdvance: false });
     try {

@@ -3,9 +3,9 @@
 // its own attempts, never for another account's receiver.
 import { describe, expect, it } from "vitest";
 import { samplePayin } from "../src/index.js";
-import { basic, startHarness, TRANSPORTS } from "./fixtures.js";
+import { basic, startHarness, TRANSPORTS_AND_STORES } from "./fixtures.js";
 
-describe.each(TRANSPORTS)("an account's own webhook flush, over %s", (transport) => {
+describe.each(TRANSPORTS_AND_STORES)("an account's own webhook flush, over %s", (transport) => {
   it("sends only that account's held events and does not wait for another account's hanging receiver", async () => {
     const hanging: (() => void)[] = [];
     const received: string[] = [];

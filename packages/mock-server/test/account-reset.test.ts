@@ -4,14 +4,14 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { describe, expect, it } from "vitest";
 import { samplePayin, samplePayout } from "../src/index.js";
-import { basic, startHarness, TRANSPORTS } from "./fixtures.js";
+import { basic, startHarness, TRANSPORTS_AND_STORES } from "./fixtures.js";
 
 const json = async (r: Response | "dropped") => {
   if (r === "dropped") throw new Error("dropped");
   return { status: r.status, body: (await r.json()) as Record<string, unknown> };
 };
 
-describe.each(TRANSPORTS)("resetting one account, over %s", (transport) => {
+describe.each(TRANSPORTS_AND_STORES)("resetting one account, over %s", (transport) => {
   it("clears its payins, payouts, deliveries and faults, restores its settings and balance, keeps its keys", async () => {
     const delivered: string[] = [];
     const mock = await startHarness(transport, {

@@ -65,9 +65,10 @@ describe("paykit-mock (DESIGN.md section 3)", () => {
       children.push(child);
       const url = ((await lines.next()).value as string).slice("Paykit mock listening on ".length);
       const printed: string[] = [];
-      for (let i = 0; i < (extra.length > 0 ? 5 : 4); i += 1)
+      for (let i = 0; i < (extra.length > 0 ? 6 : 5); i += 1)
         printed.push((await lines.next()).value as string);
       expect(printed.some((line) => line.startsWith("Shared sandbox: "))).toBe(extra.length > 0);
+      expect(printed).toContain("State: in this process's memory (gone when it stops)");
       const admin = { authorization: "Bearer secret-token-1" };
       expect((await fetch(`${url}/_mock/clock`)).status).toBe(401);
       expect((await fetch(`${url}/_mock/clock`, { headers: admin })).status).toBe(200);
@@ -100,6 +101,9 @@ describe("paykit-mock (DESIGN.md section 3)", () => {
     [["--public-url", "ftp://mock.test"], /http/],
     [["--public-url", "not a url"], /absolute/],
     [["--shared"], /--shared needs --admin-token/],
+    [["--store", "postgres://u@127.0.0.1:5432/db"], /--store postgres:\/\/… is a sandbox a team shares/],
+    [["--store", "mysql://u@h/db", "--admin-token", "secret-token-1"], /PostgreSQL URL/],
+    [["--data-dir", "a", "--store", "postgres://u@h/db", "--admin-token", "secret-token-1"], /give one/],
   ])("refuses %j", (args, message) => {
     expect(() => parseCliArgs(args)).toThrow(message);
   });

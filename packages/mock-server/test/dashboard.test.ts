@@ -7,7 +7,7 @@ import {
   payoutBody,
   pixPayin,
   startHarness,
-  TRANSPORTS,
+  TRANSPORTS_AND_STORES,
 } from "./fixtures.js";
 
 const T0 = "2030-03-12T17:00:00.000Z";
@@ -27,7 +27,7 @@ function expectHistory(history: { status: string; at: string }[] | undefined, st
 
 // The merchant dashboard and the control lists it reads, over the same three transports as the
 // scenario suite (DESIGN.md section 3: the dashboard's manual approval).
-describe.each(TRANSPORTS)("the dashboard and its control lists over %s", (transport) => {
+describe.each(TRANSPORTS_AND_STORES)("the dashboard and its control lists over %s", (transport) => {
   let h: Harness;
   let api: ReturnType<typeof apiOf>;
   beforeEach(async () => {

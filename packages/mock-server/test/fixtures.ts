@@ -12,6 +12,7 @@ import {
   sampleReferenceId,
 } from "../src/index.js";
 import { createPaykitMock } from "../src/transports/msw/index.js";
+import { startDurableHarness } from "./durable-harness.js";
 
 /** One way of reaching the mock: the engine directly, node:http, or msw. */
 export interface Harness {
@@ -25,12 +26,16 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export type TransportName = "engine" | "node" | "msw";
+export type TransportName = "engine" | "node" | "msw" | "pglite" | "postgres";
 
 const MSW_BASE = "https://api.paykit.test/v1";
 
-/** Starts a mock over the named transport. Over node:http the control API is reached over HTTP. */
+/**
+ * Starts a mock over the named transport. Over node:http the control API is reached over HTTP;
+ * `pglite` and `postgres` are node:http with the state in that durable store.
+ */
 export async function startHarness(name: TransportName, options: CreateEngineOptions = {}): Promise<Harness> {
+  if (name === "pglite" || name === "postgres") return startDurableHarness(name, options);
   if (name === "engine") {
     const engine = createEngine(options);
     const base = "http://mock.test";
@@ -74,6 +79,9 @@ export async function startHarness(name: TransportName, options: CreateEngineOpt
 }
 
 export const TRANSPORTS: TransportName[] = ["engine", "node", "msw"];
+
+/** The transports, then node:http over each durable store: for the acceptance suites (issue 15). */
+export const TRANSPORTS_AND_STORES: TransportName[] = [...TRANSPORTS, "pglite", "postgres"];
 
 /** `Authorization: Basic base64(pk:sk)`. */
 export function basic(keys: { publicKey: string; secretKey: string }): string {

@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { apiOf, type Harness, openFinancePayin, startHarness, TRANSPORTS } from "./fixtures.js";
+import { apiOf, type Harness, openFinancePayin, startHarness, TRANSPORTS_AND_STORES } from "./fixtures.js";
 
 const STORE = "https://loja.example/pedido?o=42";
 
 // The redirect to the mock bank and back (DESIGN.md section 3: `openFinanceRedirectUrl` serves the
 // bank's authorization page), over the same three transports as the scenario suite.
-describe.each(TRANSPORTS)("the open finance bank page over %s", (transport) => {
+describe.each(TRANSPORTS_AND_STORES)("the open finance bank page over %s", (transport) => {
   let h: Harness;
   let api: ReturnType<typeof apiOf>;
   beforeEach(async () => {

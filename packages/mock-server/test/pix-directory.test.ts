@@ -4,9 +4,9 @@
 import { isValidCnpj, isValidCpf } from "@paykit/contract";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { derivedHolder } from "../src/domain/pix-directory.js";
-import { apiOf, type Harness, payoutBody, startHarness, TRANSPORTS } from "./fixtures.js";
+import { apiOf, type Harness, payoutBody, startHarness, TRANSPORTS_AND_STORES } from "./fixtures.js";
 
-describe.each(TRANSPORTS)("the PIX key directory over %s", (transport) => {
+describe.each(TRANSPORTS_AND_STORES)("the PIX key directory over %s", (transport) => {
   let h: Harness;
   let api: ReturnType<typeof apiOf>;
   beforeEach(async () => {

@@ -12,12 +12,12 @@ import {
   pixPayin,
   ref,
   startHarness,
-  TRANSPORTS,
+  TRANSPORTS_AND_STORES,
 } from "./fixtures.js";
 
 // One scenario suite, three transports (STYLE.md: engine tests open no port; the same scenarios then
 // run over node:http and msw).
-describe.each(TRANSPORTS)("the mock service over %s", (transport) => {
+describe.each(TRANSPORTS_AND_STORES)("the mock service over %s", (transport) => {
   let h: Harness;
   let api: ReturnType<typeof apiOf>;
   beforeEach(async () => {

@@ -137,10 +137,8 @@ export class Account {
   webhookOutOfOrder: boolean;
   fees: FeeSchedule;
   limits: PayoutLimits;
-  /** The account's own PIX key (an EVP), which its payins' BR Codes pay into. */
-  readonly merchantPixKey: string = crypto.randomUUID();
   /** Builds the BR Codes of the account's PIX payins. */
-  readonly pixCharge = new PixCharge(this.merchantPixKey);
+  readonly pixCharge: PixCharge;
 
   // Running totals, so the balance check of a payout never scans (DESIGN.md section 2, Balance).
   openingBalance: number;
@@ -163,7 +161,10 @@ export class Account {
     readonly secretKey: string,
     /** What the account was created with: its reset (`POST /_mock/accounts/{id}/reset`) goes back to it. */
     readonly created: CreateAccountParams,
+    /** The account's own PIX key (an EVP), which its payins' BR Codes pay into. */
+    readonly merchantPixKey: string = crypto.randomUUID(),
   ) {
+    this.pixCharge = new PixCharge(merchantPixKey);
     const params = created;
     this.kycApproved = params.kycApproved ?? true;
     this.creditCardEnabled = params.creditCardEnabled ?? true;
@@ -254,11 +255,12 @@ export class Account {
 
   /**
    * Drops the oldest payin and the oldest payout in a final status while there are more than `max` of
-   * each (the retention limit); answers the payins dropped, for the engine's own indexes. Balances keep
+   * each (the retention limit); answers the records dropped, for the engine's own indexes and store. Balances keep
    * their running totals: a dropped record's money stays booked.
    */
-  retain(max: number): PayinRecord[] {
+  retain(max: number): { payins: PayinRecord[]; payouts: PayoutRecord[] } {
     const droppedPayins: PayinRecord[] = [];
+    const droppedPayouts: PayoutRecord[] = [];
     while (this.payins.length > max) {
       const at = this.payins.findIndex((p) => isFinalPayinStatus(p.status));
       if (at < 0) break;
@@ -269,12 +271,13 @@ export class Account {
       if (at < 0) break;
       const [payout] = this.payouts.splice(at, 1);
       if (payout === undefined) break;
+      droppedPayouts.push(payout);
       this.payoutsById.delete(payout.id);
       if (this.payoutsByReference.get(payout.referenceId) === payout)
         this.payoutsByReference.delete(payout.referenceId);
       this.payoutStatusCounts.set(payout.status, (this.payoutStatusCounts.get(payout.status) ?? 1) - 1);
     }
-    return droppedPayins;
+    return { payins: droppedPayins, payouts: droppedPayouts };
   }
 
   /** Adds a payout in id order. */

@@ -39,6 +39,16 @@ export class MockClock {
     this.#offsetMs += ms;
   }
 
+  /** The mock time minus real time, in ms (what a durable store saves). */
+  get offsetMs(): number {
+    return this.#offsetMs;
+  }
+
+  /** Puts back a saved offset from real time. */
+  set offsetMs(ms: number) {
+    this.#offsetMs = ms;
+  }
+
   /** Back to real time. */
   reset(): void {
     this.#offsetMs = 0;

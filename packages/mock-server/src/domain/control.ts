@@ -221,6 +221,7 @@ export class ControlOperations {
   updateAccount(accountId: string, params: UpdateAccountParams): AccountView {
     const account = this.state.account(accountId);
     account.update(checked(UpdateAccountBody, params));
+    this.state.changes?.account(accountId);
     return accountView(account, this.state.autoAdvance, this.state.pixDirectory);
   }
   resetAccount(accountId: string): AccountView {
@@ -229,10 +230,12 @@ export class ControlOperations {
   rotateWebhookSecret(accountId: string, params: { gracePeriodMs?: number } = {}): RotatedWebhookSecret {
     const account = this.state.account(accountId);
     const input = checked(RotateWebhookSecretBody, params);
-    return account.rotateWebhookSecret(
+    const rotated = account.rotateWebhookSecret(
       this.state.nowOf(accountId),
       input.gracePeriodMs ?? WEBHOOK_SECRET_GRACE_MS,
     );
+    this.state.changes?.account(accountId);
+    return rotated;
   }
   payPayin(id: string): Payin {
     return payinJson(payPayin(this.state, id));
@@ -278,6 +281,7 @@ export class ControlOperations {
       throw invalidData("advanceMs", `would move the clock past ${new Date(CLOCK_MAX_MS).toISOString()}`);
     if (input.now !== undefined) this.state.clock.set(clockTimeOf(input.now));
     if (input.advanceMs !== undefined) this.state.clock.advance(input.advanceMs);
+    this.state.changes?.sandbox();
     // every account's clock moved with the sandbox's
     this.state.runDue();
     this.state.armAll();
@@ -298,6 +302,7 @@ export class ControlOperations {
     if (target > CLOCK_MAX_MS)
       throw invalidData("advanceMs", `would move the clock past ${new Date(CLOCK_MAX_MS).toISOString()}`);
     time.set(target);
+    this.state.changes?.account(accountId);
     time.scheduler.runDue();
     time.scheduler.arm();
     return this.accountClock(accountId);
@@ -338,7 +343,9 @@ export class ControlOperations {
   registerPixKey(params: RegisterPixKeyParams): PixKeyEntry {
     const input = checked(PixKeyBody, params);
     if (input.accountId !== undefined) this.state.account(input.accountId);
-    return this.state.directory.register(input);
+    const entry = this.state.directory.register(input);
+    this.state.changes?.sandbox();
+    return entry;
   }
   pixKeys(accountId?: string): PixKeyEntry[] {
     if (accountId !== undefined) this.state.account(accountId);
@@ -350,7 +357,7 @@ export class ControlOperations {
 }
 
 /** Runs an operation and turns its `ApiError` into a rejected {@link MockControlError}. */
-async function call<T>(operation: () => T | Promise<T>): Promise<T> {
+async function callOp<T>(operation: () => T | Promise<T>): Promise<T> {
   try {
     return await operation();
   } catch (error) {
@@ -361,7 +368,16 @@ async function call<T>(operation: () => T | Promise<T>): Promise<T> {
 }
 
 /** The {@link MockControl} of an in-process engine: direct calls, no HTTP. */
-export function directControl(ops: ControlOperations): MockControl {
+export function directControl(ops: ControlOperations, saved?: () => Promise<void>): MockControl {
+  // With a durable store, a direct call resolves once its changes are saved, like an HTTP call.
+  const call =
+    saved === undefined
+      ? callOp
+      : <T>(op: () => T | Promise<T>) =>
+          callOp(op).then(async (r: T) => {
+            await saved();
+            return r;
+          });
   return {
     createAccount: (params) => call(() => ops.createAccount(params)),
     getAccount: (id) => call(() => ops.getAccount(id)),

@@ -4,6 +4,7 @@ import type { AccountTime } from "./account-time.js";
 import { DeliverySlots } from "./delivery-slots.js";
 import { ApiError } from "./errors.js";
 import type { UlidFactory } from "./ids.js";
+import type { SavedDelivery } from "./saved.js";
 import { type ScheduledTask, unrefTimer } from "./scheduler.js";
 import { childTraceparent, type TraceContext } from "./trace-context.js";
 
@@ -51,6 +52,16 @@ interface DeliveryState {
   cycleAttempts: number;
   retry: ScheduledTask | null;
   inFlight: Promise<void> | null;
+  /** When the delivery was queued, on its account's clock. */
+  createdAt: number;
+}
+
+/** What a durable store asks of the outbox: to hear of every change, and to send only what is saved. */
+export interface OutboxHooks {
+  /** A delivery was queued, attempted or redelivered. */
+  changed(deliveryId: string): void;
+  /** Resolves once the delivery (and the status change behind it) is saved: an event is sent only then. */
+  saved(): Promise<void>;
 }
 
 /** What a new event carries: its resource, status, destination and body. */
@@ -84,6 +95,8 @@ export class Outbox {
   #held: DeliveryState[] = [];
   #holdTimer: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
+  /** Set by a durable store; null in memory mode. */
+  hooks: OutboxHooks | null = null;
 
   constructor(
     /** Each account's clock and schedule: its deliveries' times and retries run on it. */
@@ -96,7 +109,8 @@ export class Outbox {
 
   /** Queues an event and starts its first attempt (at once, or after the hold in out-of-order mode). */
   enqueue(event: WebhookEvent): WebhookDelivery {
-    const ulid = this.ids.next(this.timeOf(event.accountId).now());
+    const createdAt = this.timeOf(event.accountId).now();
+    const ulid = this.ids.next(createdAt);
     const state: DeliveryState = {
       entry: {
         id: `wh_${ulid}`,
@@ -116,9 +130,11 @@ export class Outbox {
       cycleAttempts: 0,
       retry: null,
       inFlight: null,
+      createdAt,
     };
     this.#deliveries.push(state);
     this.#byId.set(state.entry.id, state);
+    this.hooks?.changed(state.entry.id);
     if (event.outOfOrder) this.#hold(state);
     else this.#start(state);
     return state.entry;
@@ -170,6 +186,7 @@ export class Outbox {
     d.retry = null;
     d.cycleAttempts = 0;
     d.entry.state = "pending";
+    this.hooks?.changed(d.entry.id);
     this.#start(d);
     await d.inFlight;
     return copy(d.entry);
@@ -183,6 +200,48 @@ export class Outbox {
       );
       if (pending.length === 0) return;
       await Promise.all(pending);
+    }
+  }
+
+  /** A delivery as a durable store saves it; undefined when it is gone (its account was reset). */
+  saved(id: string): SavedDelivery | undefined {
+    const d = this.#byId.get(id);
+    if (d === undefined) return undefined;
+    return {
+      ...copy(d.entry),
+      payload: d.payload,
+      duplicate: d.duplicate,
+      trace: d.trace,
+      cycleAttempts: d.cycleAttempts,
+      retryAt: d.retry === null || d.retry.cancelled ? null : d.retry.at,
+      createdAt: d.createdAt,
+    };
+  }
+
+  /**
+   * Takes back deliveries read from a durable store: a pending one whose retry is due later waits for
+   * it; one that was in flight, or held, when the process stopped is sent again now (same
+   * `webhook-id`, so a receiver that already had it sees a retry, not a new event).
+   */
+  restore(saved: readonly SavedDelivery[], secretsOf: (accountId: string) => () => readonly string[]): void {
+    for (const s of saved) {
+      const { payload, duplicate, trace, cycleAttempts, retryAt, createdAt, ...entry } = s;
+      const d: DeliveryState = {
+        entry: { ...entry, attempts: entry.attempts.map((a) => ({ ...a })) },
+        payload,
+        secrets: secretsOf(entry.accountId),
+        duplicate,
+        trace,
+        cycleAttempts,
+        retry: null,
+        inFlight: null,
+        createdAt,
+      };
+      this.#deliveries.push(d);
+      this.#byId.set(d.entry.id, d);
+      if (d.entry.state !== "pending") continue;
+      if (retryAt === null) this.#start(d);
+      else this.#scheduleRetry(d, retryAt);
     }
   }
 
@@ -236,6 +295,9 @@ export class Outbox {
   #start(d: DeliveryState): void {
     if (this.#closed) return;
     const run = async (): Promise<void> => {
+      // With a durable store an event leaves only once it is saved: a crash never sends a status
+      // change that a restart would not know.
+      if (this.hooks !== null) await this.hooks.saved().catch(() => {});
       const delivered = await this.#attempt(d);
       if (delivered && d.duplicate) await this.#attempt(d);
     };
@@ -287,6 +349,7 @@ export class Outbox {
     const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
     d.entry.attempts.push({ at, statusCode: statusCode === 0 ? null : statusCode, error });
     d.cycleAttempts += 1;
+    this.hooks?.changed(d.entry.id);
     if (ok) {
       d.entry.state = "delivered";
     } else if (d.entry.state !== "delivered") {
@@ -294,14 +357,17 @@ export class Outbox {
         d.entry.state = "failed";
       } else if (!this.#closed && this.#byId.get(d.entry.id) === d) {
         const delay = WEBHOOK_RETRY_DELAYS_MS[d.cycleAttempts - 1] ?? 0;
-        const time = this.timeOf(d.entry.accountId);
-        d.retry = time.scheduler.schedule(time.now() + delay, () => {
-          d.retry = null;
-          if (d.inFlight === null) this.#start(d);
-        });
+        this.#scheduleRetry(d, this.timeOf(d.entry.accountId).now() + delay);
       }
     }
     return ok;
+  }
+
+  #scheduleRetry(d: DeliveryState, at: number): void {
+    d.retry = this.timeOf(d.entry.accountId).scheduler.schedule(at, () => {
+      d.retry = null;
+      if (d.inFlight === null) this.#start(d);
+    });
   }
 
   #signer(secret: string): Webhook {

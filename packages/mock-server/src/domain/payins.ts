@@ -109,6 +109,7 @@ export function createPayin(state: MockState, account: Account, body: unknown, b
   }
   state.payins.add(payin);
   account.insertPayin(payin);
+  state.changes?.payin(payin);
   state.retain(account);
   return { payin, pixCode };
 }
@@ -144,12 +145,25 @@ function credit(state: MockState, account: Account, payin: PayinRecord): void {
   if (reserve > 0) {
     account.reserved += reserve;
     const time = state.timeOf(account.id);
-    const releaseAt = time.now() + account.fees.cardReserveDays * DAY_MS;
-    const generation = state.generation;
-    time.scheduler.schedule(releaseAt, () => {
-      if (generation === state.generation) account.reserved -= reserve;
-    });
+    payin.reserveReleaseAt = time.now() + account.fees.cardReserveDays * DAY_MS;
+    scheduleReserveRelease(state, account, payin);
   }
+}
+
+/**
+ * Releases a card payin's reserve once its account clock reaches `reserveReleaseAt` (at approval, or
+ * again when a durable store reads the payin back). A reset drops the account's schedule with it.
+ */
+export function scheduleReserveRelease(state: MockState, account: Account, payin: PayinRecord): void {
+  const releaseAt = payin.reserveReleaseAt;
+  if (releaseAt === null) return;
+  const generation = state.generation;
+  state.timeOf(account.id).scheduler.schedule(releaseAt, () => {
+    if (generation !== state.generation || payin.reserveReleaseAt === null) return;
+    account.reserved -= payin.reservedAmount ?? 0;
+    payin.reserveReleaseAt = null;
+    state.changes?.payin(payin);
+  });
 }
 
 /**
@@ -163,6 +177,7 @@ export function transitionPayin(state: MockState, payin: PayinRecord, to: KnownP
     });
   }
   recordStatus(payin, to, state.nowOf(payin.accountId));
+  state.changes?.payin(payin);
   if (to === "APPROVED") credit(state, state.account(payin.accountId), payin);
   state.notifyPayin(payin, to);
 }

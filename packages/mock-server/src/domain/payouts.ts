@@ -94,6 +94,7 @@ export function createPayout(state: MockState, account: Account, body: unknown):
   if (rejectNow) payout.failureCode = "PROVIDER_REJECTED";
   account.insertPayout(payout);
   account.bookPayoutStatus(payout, null, initial);
+  state.changes?.payout(payout);
   state.retain(account);
   if (rejectNow) {
     throw new ApiError(
@@ -105,7 +106,8 @@ export function createPayout(state: MockState, account: Account, body: unknown):
   return payout;
 }
 
-function scheduleAdvance(state: MockState, account: Account, payout: PayoutRecord): void {
+/** Moves a payout on its own, one step per advance interval, while its account's payouts do. */
+export function scheduleAdvance(state: MockState, account: Account, payout: PayoutRecord): void {
   if (!state.autoAdvanceOf(account) || !ADVANCEABLE.has(payout.status)) return;
   state.afterInterval(() => {
     // the account was reset meanwhile: this payout is gone with it
@@ -138,6 +140,7 @@ function transitionPayout(
   if (to === "FAILED" || to === "REFUSED") payout.failureCode = "PROVIDER_REJECTED";
   recordStatus(payout, to, now);
   account.bookPayoutStatus(payout, from, to);
+  state.changes?.payout(payout);
   state.notifyPayout(payout, to);
 }
 

@@ -297,6 +297,13 @@ export class PixDirectory {
     return [...this.#entries.values(), ...(own?.values() ?? [])];
   }
 
+  /** Every key registered at run time (not the seed ones), every account's own included. */
+  registered(): PixKeyEntry[] {
+    const seeded = new Set<PixKeyEntry>(SEED_PIX_KEYS);
+    const global = [...this.#entries.values()].filter((entry) => !seeded.has(entry));
+    return [...global, ...[...this.#byAccount.values()].flatMap((own) => [...own.values()])];
+  }
+
   /** Registers (or replaces) a key. */
   register(params: RegisterPixKeyParams): PixKeyEntry {
     if (!isValidPixKey(params.type, params.key)) {

@@ -70,6 +70,8 @@ export class PayinRecord {
   status: KnownPayinStatus;
   netAmount: number | null = null;
   reservedAmount: number | null = null;
+  /** When the card reserve is released on the account clock; null when none is held (or once released). */
+  reserveReleaseAt: number | null = null;
   threeDS: ThreeDSChallenge | null = null;
   card: StoredCard | null = null;
   /** The receiving account's PIX charges of a PIX payin (shared); its BR Code is rebuilt from it. */

@@ -8,6 +8,7 @@ import {
   newKeyPair,
   newWebhookSecret,
 } from "./accounts.js";
+import type { ChangeTracker } from "./changes.js";
 import { MockClock } from "./clock.js";
 import { DEFAULT_DELIVERY_CONCURRENCY, type DeliveryConcurrency, DeliverySlots } from "./delivery-slots.js";
 import { ApiError } from "./errors.js";
@@ -17,6 +18,7 @@ import { Outbox, type WebhookFetch } from "./outbox.js";
 import { PayinIndex } from "./payin-index.js";
 import { PixDirectory, type PixDirectoryMode, type RegisterPixKeyParams } from "./pix-directory.js";
 import { type PayinRecord, type PayoutRecord, payinWebhookJson, payoutJson } from "./records.js";
+import type { SavedSandbox } from "./saved.js";
 import { unrefTimer } from "./scheduler.js";
 import type { TraceContext } from "./trace-context.js";
 
@@ -111,7 +113,13 @@ export class MockState {
   readonly adminToken: string | undefined;
   defaultAccount!: Account;
   // The default account keeps its id and keys across resets.
-  readonly #defaultAccountId: string;
+  #defaultAccountId: string;
+  /** Whether the default account's keys were given (`--default-keys`) rather than made at start. */
+  readonly defaultKeysFixed: boolean;
+  /** Whether the default account's webhook secret was given (`--webhook-secret`). */
+  readonly defaultWebhookSecretFixed: boolean;
+  /** What changed since the last save, for a durable store; null in memory mode (nothing to save). */
+  changes: ChangeTracker | null = null;
   boletoSeq = 0;
   /** The bank page's per-payin token, which its decision form must post back (cleared on reset). */
   readonly #pageTokens = new Map<string, string>();
@@ -145,6 +153,8 @@ export class MockState {
     this.maxRecords = options.maxRecords ?? Number.POSITIVE_INFINITY;
     this.adminToken = options.adminToken;
     const fixed = options.defaultAccount ?? {};
+    this.defaultKeysFixed = Boolean(fixed.publicKey && fixed.secretKey);
+    this.defaultWebhookSecretFixed = fixed.webhookSecret !== undefined;
     const keys =
       fixed.publicKey && fixed.secretKey
         ? { publicKey: fixed.publicKey, secretKey: fixed.secretKey }
@@ -182,7 +192,66 @@ export class MockState {
     this.directory.reset();
     this.boletoSeq = 0;
     this.#pageTokens.clear();
+    this.changes?.everything();
     this.#start();
+  }
+
+  /**
+   * Empties the state for a durable store's saved one (`adoptAccount` and the record indexes fill it
+   * again): no account, no record, no delivery, no scheduled work, the seed directory.
+   */
+  clearForRestore(): void {
+    this.generation += 1;
+    for (const timer of this.#advanceTimers) clearTimeout(timer);
+    this.#advanceTimers.clear();
+    for (const time of this.#times.values()) time.scheduler.stop();
+    this.#times.clear();
+    this.outbox.clear();
+    this.accounts.clear();
+    this.accountsByPublicKey.clear();
+    this.authenticator.clear();
+    this.payins.clear();
+    this.payinsByThreeDSTransaction.clear();
+    this.directory.reset();
+  }
+
+  /** Takes in a saved account with its clock's offset (records are added by the caller). */
+  adoptAccount(account: Account, clockOffsetMs: number): AccountTime {
+    this.accounts.set(account.id, account);
+    this.accountsByPublicKey.set(account.publicKey, account);
+    const time = new AccountTime(this.clock, this.expireOnClock);
+    time.offsetMs = clockOffsetMs;
+    this.#times.set(account.id, time);
+    return time;
+  }
+
+  /** Makes `account` the default one, kept (id and keys) across resets from now on. */
+  useDefaultAccount(account: Account): void {
+    this.defaultAccount = account;
+    this.#defaultAccountId = account.id;
+    this.#defaultParams.publicKey = account.publicKey;
+    this.#defaultParams.secretKey = account.secretKey;
+    if (account.webhookSecret !== null) this.#defaultParams.webhookSecret = account.webhookSecret;
+  }
+
+  /** The keys the default account is created with (fixed by `--default-keys`, or random at start). */
+  get defaultAccountParams(): Readonly<CreateAccountParams> {
+    return this.#defaultParams;
+  }
+
+  /** An account's clock offset from the sandbox clock, in ms (0 for an unknown account). */
+  clockOffsetOf(accountId: string): number {
+    return this.#times.get(accountId)?.offsetMs ?? 0;
+  }
+
+  /** The sandbox as a durable store saves it. */
+  savedSandbox(): SavedSandbox {
+    return {
+      clockOffsetMs: this.clock.offsetMs,
+      boletoSeq: this.boletoSeq,
+      defaultAccountId: this.#defaultAccountId,
+      pixKeys: this.directory.registered(),
+    };
   }
 
   /**
@@ -206,6 +275,7 @@ export class MockState {
     // credentials already checked point at the old object
     this.authenticator.clear();
     if (this.defaultAccount === old) this.defaultAccount = fresh;
+    this.changes?.accountReset(accountId);
     this.outbox.forget(accountId);
     this.faults.clear(accountId);
     this.directory.forget(accountId);
@@ -250,6 +320,7 @@ export class MockState {
     this.accounts.set(account.id, account);
     this.accountsByPublicKey.set(account.publicKey, account);
     this.#times.set(account.id, new AccountTime(this.clock, this.expireOnClock));
+    this.changes?.account(account.id);
     return account;
   }
 
@@ -301,11 +372,14 @@ export class MockState {
   /** Applies the retention limit to an account after a record was added. */
   retain(account: Account): void {
     if (account.payins.length <= this.maxRecords && account.payouts.length <= this.maxRecords) return;
-    for (const payin of account.retain(this.maxRecords)) {
+    const dropped = account.retain(this.maxRecords);
+    for (const payin of dropped.payins) {
       this.payins.delete(payin.id);
       if (payin.threeDS) this.payinsByThreeDSTransaction.delete(payin.threeDS.transactionId);
       this.#pageTokens.delete(payin.id);
+      this.changes?.payin(payin);
     }
+    for (const payout of dropped.payouts) this.changes?.payout(payout);
   }
 
   /** The token of a payin's bank authorization page, made on first use. */
@@ -351,7 +425,7 @@ export class MockState {
       status,
       url: payin.webhookUrl,
       body: payinWebhookJson(payin),
-      secrets: this.#signingSecretsOf(payin.accountId),
+      secrets: this.signingSecretsOf(payin.accountId),
       trace: this.traces.get(payin) ?? this.creatingTrace,
       duplicate: account?.webhookDuplicates ?? false,
       outOfOrder: account?.webhookOutOfOrder ?? false,
@@ -362,7 +436,7 @@ export class MockState {
    * The account's signing secrets at each attempt's time, read anew for every attempt: a retry after a
    * rotation is signed with the new secret (and the old one during its grace), like a real sender.
    */
-  #signingSecretsOf(accountId: string): () => readonly string[] {
+  signingSecretsOf(accountId: string): () => readonly string[] {
     return () => this.accounts.get(accountId)?.signingSecrets(this.nowOf(accountId)) ?? [];
   }
 
@@ -377,7 +451,7 @@ export class MockState {
       status,
       url: payout.webhookUrl,
       body: payoutJson(payout),
-      secrets: this.#signingSecretsOf(payout.accountId),
+      secrets: this.signingSecretsOf(payout.accountId),
       trace: this.traces.get(payout) ?? this.creatingTrace,
       duplicate: account?.webhookDuplicates ?? false,
       outOfOrder: account?.webhookOutOfOrder ?? false,

@@ -2,6 +2,7 @@ import type { AccountKeys } from "../domain/accounts.js";
 import { ControlOperations, directControl, type MockControl } from "../domain/control.js";
 import { ApiError } from "../domain/errors.js";
 import { expireOnClock } from "../domain/payins.js";
+import type { StatePersistence } from "../domain/persistence.js";
 import { type EngineOptions, MockState } from "../domain/state.js";
 import { authorizeSharedControlCall, checkAdminToken } from "./control-access.js";
 import { type EngineRequest, type EngineResponse, errorResponse, MAX_BODY_BYTES } from "./messages.js";
@@ -43,6 +44,12 @@ export interface CreateEngineOptions extends EngineOptions {
    * @default false (every control call needs the admin token when one is set)
    */
   sharedSandbox?: boolean;
+  /**
+   * A durable store's hold on the state (what `createMockServer({ store })` opens): the engine starts
+   * from the saved state and answers a request only once its changes are saved.
+   * @default none: the state lives in this process's memory
+   */
+  persistence?: StatePersistence;
 }
 
 /**
@@ -91,14 +98,32 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
     );
   const sharedToken = options.sharedSandbox ? options.adminToken : undefined;
   const state = new MockState(options, expireOnClock);
+  const persistence = options.persistence;
+  persistence?.attach(state);
   const ops = new ControlOperations(state);
   const router = new Router(allRoutes(state, ops));
   const onError = options.onError;
 
   async function dispatch(req: EngineRequest): Promise<EngineResponse> {
     // HEAD is answered on every GET route: the GET runs, the body is dropped (RFC 9110 section 9.3.2).
-    if (req.method === "HEAD") return withoutBody(await answer({ ...req, method: "GET" }));
-    return answer(req);
+    if (persistence === undefined) {
+      if (req.method === "HEAD") return withoutBody(await answer({ ...req, method: "GET" }));
+      return answer(req);
+    }
+    const response =
+      req.method === "HEAD" ? withoutBody(await answer({ ...req, method: "GET" })) : await answer(req);
+    try {
+      await persistence.saved();
+    } catch (error) {
+      onError?.(error);
+      return errorResponse(
+        new ApiError(
+          "INTERNAL_ERROR",
+          "the mock could not save this request's changes to its store; they are kept and saved again with the next change",
+        ),
+      );
+    }
+    return response;
   }
 
   async function answer(req: EngineRequest): Promise<EngineResponse> {
@@ -162,7 +187,7 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
       return toWebResponse(await dispatch(req));
     },
     dispatch,
-    control: directControl(ops),
+    control: directControl(ops, persistence === undefined ? undefined : () => persistence.saved()),
     get account() {
       return state.keysOf(state.defaultAccount);
     },

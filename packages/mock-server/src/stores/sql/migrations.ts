@@ -120,6 +120,14 @@ CREATE TABLE paykit_scheduled (
 CREATE INDEX paykit_scheduled_due ON paykit_scheduled (due_at);
 `,
   },
+  {
+    version: 2,
+    name: "deliveries keep their duplicate-delivery test mode",
+    sql: `
+ALTER TABLE paykit_deliveries ADD COLUMN duplicate BOOLEAN NOT NULL DEFAULT false;
+ALTER TABLE paykit_deliveries ADD COLUMN retry_at_ms BIGINT;
+`,
+  },
 ];
 
 /** The newest schema version this mock knows. */

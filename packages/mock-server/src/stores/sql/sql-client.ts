@@ -21,6 +21,12 @@ export interface SqlDatabase extends SqlQueryable {
   readonly engine: "postgres" | "pglite";
   /** Runs `work` in one transaction on one connection: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: SqlQueryable) => Promise<T>): Promise<T>;
+  /**
+   * Takes a session-level advisory lock on a connection of its own, held until {@link close} (or until
+   * the process dies and the server drops its connection); false when another session holds it.
+   * PostgreSQL only: an embedded database is locked by its directory.
+   */
+  tryHoldLock?(key: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -64,6 +70,7 @@ export async function openPostgres(url: string, options: { max?: number } = {}):
   const pool = new Pool({ connectionString: url, max: options.max ?? 10 });
   // An idle connection that the server closes (a restart, a failover) must not crash the mock.
   pool.on("error", () => {});
+  const held: PgClient[] = [];
   return {
     engine: "postgres",
     query: (text, params) => pool.query(text, params as unknown[]),
@@ -90,7 +97,23 @@ export async function openPostgres(url: string, options: { max?: number } = {}):
         throw error;
       }
     },
-    close: () => pool.end(),
+    async tryHoldLock(key) {
+      const client = await pool.connect();
+      const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [
+        key,
+      ]);
+      if (rows[0]?.locked === true) {
+        held.push(client);
+        return true;
+      }
+      client.release();
+      return false;
+    },
+    async close() {
+      // a held lock goes with its connection
+      for (const client of held.splice(0)) client.release(true);
+      await pool.end();
+    },
   };
 }
 

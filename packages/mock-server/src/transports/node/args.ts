@@ -12,6 +12,8 @@ export interface CliOptions {
   strictPixDirectory: boolean;
   publicUrl: string | undefined;
   maxRecords: number | undefined;
+  /** `--data-dir` (PGlite) or `--store` (PostgreSQL); memory when absent. */
+  store: { dataDir: string } | { url: string } | undefined;
 }
 
 /** The usage text of `paykit-mock --help`. */
@@ -28,6 +30,9 @@ export const USAGE = `Usage: paykit-mock [options]
   --webhook-secret <s>    fix the default account's webhook signing secret (whsec_…)
   --public-url <url>      the mock's URL as clients reach it (behind a proxy); default: the listening address
   --max-records <n>       keep at most n payins and n payouts per account, dropping the oldest final ones
+  --data-dir <dir>        keep the state in <dir> (PGlite, embedded PostgreSQL): it survives restarts
+  --store <postgres://…>  keep the state in PostgreSQL: a sandbox a team shares, across restarts and
+                          several mock processes (needs --admin-token; implies --shared)
   --strict-pix-directory  find only seeded and registered PIX keys (default: every well-formed key
                           except notfound@bank.test is found, with a holder derived from the key)
   --help                  show this text
@@ -50,6 +55,8 @@ export function parseCliArgs(argv: string[]): CliOptions | "help" {
       "strict-pix-directory": { type: "boolean" },
       "public-url": { type: "string" },
       "max-records": { type: "string" },
+      "data-dir": { type: "string" },
+      store: { type: "string" },
       help: { type: "boolean" },
     },
     strict: true,
@@ -69,7 +76,13 @@ export function parseCliArgs(argv: string[]): CliOptions | "help" {
   if (!LOOPBACK.has(host) && adminToken === undefined) {
     throw new Error(`binding ${host} exposes the control API beyond this machine: add --admin-token <token>`);
   }
-  const sharedSandbox = values.shared ?? false;
+  const store = storeOf(values["data-dir"], values.store);
+  if (store !== undefined && "url" in store && adminToken === undefined) {
+    throw new Error(
+      "--store postgres://… is a sandbox a team shares: add --admin-token <token> for the calls about every account",
+    );
+  }
+  const sharedSandbox = values.shared ?? (store !== undefined && "url" in store);
   if (sharedSandbox && adminToken === undefined) {
     throw new Error(
       "--shared needs --admin-token <token>: someone must be able to make the calls about every account",
@@ -98,7 +111,21 @@ export function parseCliArgs(argv: string[]): CliOptions | "help" {
     strictPixDirectory: values["strict-pix-directory"] ?? false,
     publicUrl: publicUrlOf(values["public-url"]),
     maxRecords: maxRecordsOf(values["max-records"]),
+    store,
   };
+}
+
+function storeOf(dataDir: string | undefined, url: string | undefined): CliOptions["store"] {
+  if (dataDir !== undefined && url !== undefined)
+    throw new Error("--data-dir and --store are two places for the state: give one");
+  if (dataDir !== undefined) {
+    if (dataDir.trim() === "") throw new Error("--data-dir needs a directory");
+    return { dataDir };
+  }
+  if (url === undefined) return undefined;
+  if (!/^postgres(ql)?:\/\/[^\s]+$/.test(url))
+    throw new Error("--store must be a PostgreSQL URL: postgres://user@host:port/database");
+  return { url };
 }
 
 function maxRecordsOf(value: string | undefined): number | undefined {

@@ -1,7 +1,6 @@
 import { formatDoctorReport, runWebhookDoctor } from "../../doctor/doctor.js";
-import { createEngine } from "../../http/engine.js";
 import { DOCTOR_USAGE, parseCliArgs, parseDoctorArgs, USAGE } from "./args.js";
-import { listen } from "./listen.js";
+import { createMockServer } from "./server.js";
 
 /**
  * `paykit-mock`: serves the mock payment service over node:http. Prints
@@ -22,27 +21,38 @@ async function main(argv: string[]): Promise<void> {
     process.stdout.write(USAGE);
     return;
   }
-  const engine = createEngine({
-    autoAdvance: !options.manual,
-    adminToken: options.adminToken,
-    sharedSandbox: options.sharedSandbox,
-    strictPixDirectory: options.strictPixDirectory,
-    ...(options.maxRecords === undefined ? {} : { maxRecords: options.maxRecords }),
-    defaultAccount: {
-      ...options.defaultKeys,
-      ...(options.webhookSecret ? { webhookSecret: options.webhookSecret } : {}),
-    },
-    onError: (error) =>
-      process.stderr.write(`paykit-mock: unexpected error: ${(error as Error)?.stack ?? String(error)}\n`),
-  });
-  const served = await listen(engine, options.port, options.host, options.publicUrl);
-  const account = engine.account;
+  let served: Awaited<ReturnType<typeof createMockServer>>;
+  try {
+    served = await createMockServer({
+      port: options.port,
+      host: options.host,
+      ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
+      ...(options.store === undefined ? {} : { store: options.store }),
+      autoAdvance: !options.manual,
+      adminToken: options.adminToken,
+      sharedSandbox: options.sharedSandbox,
+      strictPixDirectory: options.strictPixDirectory,
+      ...(options.maxRecords === undefined ? {} : { maxRecords: options.maxRecords }),
+      defaultAccount: {
+        ...options.defaultKeys,
+        ...(options.webhookSecret ? { webhookSecret: options.webhookSecret } : {}),
+      },
+      onError: (error) =>
+        process.stderr.write(`paykit-mock: unexpected error: ${(error as Error)?.stack ?? String(error)}\n`),
+    });
+  } catch (error) {
+    process.stderr.write(`paykit-mock: ${(error as Error).message}\n`);
+    process.exitCode = 1;
+    return;
+  }
+  const account = served.account;
   process.stdout.write(
     `Paykit mock listening on ${served.url}\n` +
       `Default account: ${account.accountId}\n` +
       `  public key: ${account.publicKey}\n` +
       `  secret key: ${account.secretKey}\n` +
       `  webhook secret: ${account.webhookSecret}\n` +
+      `State: ${served.store.kind === "memory" ? "in this process's memory (gone when it stops)" : served.store.description}\n` +
       (options.sharedSandbox
         ? "Shared sandbox: each test run makes its own account (POST /_mock/accounts, no token) and drives it\n" +
           "  with its own keys; calls about every account need the admin token\n"

@@ -1,6 +1,7 @@
 import type { AccountKeys } from "../../domain/accounts.js";
 import type { MockControl } from "../../domain/control.js";
 import { type CreateEngineOptions, createEngine, type MockEngine } from "../../http/engine.js";
+import { type DurableStore, type MockStoreOption, openDurableStore } from "../../stores/open-store.js";
 import { listen } from "./listen.js";
 
 /** Options of {@link createMockServer}: the engine's options plus where to listen. */
@@ -15,6 +16,14 @@ export interface MockServerOptions extends CreateEngineOptions {
    * @default the listening address, `http://127.0.0.1:PORT`
    */
   publicUrl?: string;
+  /**
+   * Where the state is kept: `"memory"` (this process only), `{ dataDir: "./.paykit-mock" }` (PGlite
+   * in that directory: survives restarts, one machine) or `{ url: "postgres://user@host:5432/db" }`
+   * (a PostgreSQL server; a sandbox a team shares, so it needs `adminToken` and applies the
+   * `sharedSandbox` rules). A durable store is held by one mock process at a time.
+   * @default "memory"
+   */
+  store?: MockStoreOption;
 }
 
 /** A running mock service for a test. */
@@ -27,6 +36,8 @@ export interface MockServer {
   control: MockControl;
   /** The engine behind the server. */
   engine: MockEngine;
+  /** Where the state is kept: `memory`, `embedded` (PGlite in a directory) or `postgres`. */
+  store: { kind: "memory" | DurableStore["kind"]; description: string };
   /** Stops the server and every timer. */
   close(): Promise<void>;
   /** `await using mock = await createMockServer()` closes it at scope end. */
@@ -44,20 +55,53 @@ export interface MockServer {
  * await mock.control.payPayin(payin.id);
  */
 export async function createMockServer(options: MockServerOptions = {}): Promise<MockServer> {
-  const { port = 0, host = "127.0.0.1", publicUrl, ...engineOptions } = options;
-  const engine = createEngine(engineOptions);
-  const served = await listen(engine, port, host, publicUrl).catch((error: unknown) => {
+  const {
+    port = 0,
+    host = "127.0.0.1",
+    publicUrl,
+    store: storeOption = "memory",
+    ...engineOptions
+  } = options;
+  if (typeof storeOption === "object" && "url" in storeOption) {
+    if (!engineOptions.adminToken)
+      throw new TypeError(
+        "a PostgreSQL store is a sandbox a team shares: it needs an adminToken (--admin-token) for the calls about every account",
+      );
+    engineOptions.sharedSandbox ??= true;
+  }
+  const store = storeOption === "memory" ? null : await openDurableStore(storeOption, engineOptions.onError);
+  let engine: MockEngine;
+  try {
+    engine = createEngine(
+      store === null ? engineOptions : { ...engineOptions, persistence: store.persistence },
+    );
+    // the first save (a new sandbox's default account) is made before the first request
+    await store?.persistence.saved();
+  } catch (error) {
+    await store?.close();
+    throw error;
+  }
+  const served = await listen(engine, port, host, publicUrl).catch(async (error: unknown) => {
     engine.close();
+    await store?.close();
     throw error;
   });
+  const close = async () => {
+    await served.close();
+    await store?.close();
+  };
   return {
+    store:
+      store === null
+        ? { kind: "memory", description: "memory" }
+        : { kind: store.kind, description: store.description },
     url: served.url,
     get account() {
       return engine.account;
     },
     control: engine.control,
     engine,
-    close: () => served.close(),
-    [Symbol.asyncDispose]: () => served.close(),
+    close,
+    [Symbol.asyncDispose]: close,
   };
 }

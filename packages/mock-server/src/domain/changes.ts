@@ -1,0 +1,113 @@
+import type { PayinRecord, PayoutRecord } from "./records.js";
+
+/**
+ * What changed in the state since the last save: the records, accounts and deliveries a durable store
+ * must write, and what it must drop. Records are kept by reference and read when the save starts, so
+ * several changes to one payin within a request are written once, as they ended.
+ */
+export class ChangeSet {
+  readonly payins = new Set<PayinRecord>();
+  readonly payouts = new Set<PayoutRecord>();
+  /** Account ids whose settings, balance totals or clock changed. */
+  readonly accounts = new Set<string>();
+  /** Delivery ids whose state or attempts changed. */
+  readonly deliveries = new Set<string>();
+  /** Accounts reset to their creation: their records and deliveries are dropped before the rest is written. */
+  readonly resetAccounts = new Set<string>();
+  /** The whole sandbox was reset: everything saved is dropped before the rest is written. */
+  everything = false;
+
+  get empty(): boolean {
+    return (
+      !this.everything &&
+      this.payins.size === 0 &&
+      this.payouts.size === 0 &&
+      this.accounts.size === 0 &&
+      this.deliveries.size === 0 &&
+      this.resetAccounts.size === 0
+    );
+  }
+
+  /** Adds another set's changes to this one (a save that failed is retried with the next). */
+  merge(other: ChangeSet): void {
+    for (const p of other.payins) this.payins.add(p);
+    for (const p of other.payouts) this.payouts.add(p);
+    for (const id of other.accounts) this.accounts.add(id);
+    for (const id of other.deliveries) this.deliveries.add(id);
+    for (const id of other.resetAccounts) this.resetAccounts.add(id);
+    this.everything ||= other.everything;
+  }
+}
+
+/**
+ * Collects the state's changes for a durable store (absent in memory mode, where nothing is saved).
+ * The domain marks what it changes; the store takes the set when it saves.
+ */
+export class ChangeTracker {
+  #current = new ChangeSet();
+  readonly #onChange: () => void;
+
+  /** `onChange` is told of every mark, so the store can schedule a save. */
+  constructor(onChange: () => void) {
+    this.#onChange = onChange;
+  }
+
+  /** A payin was created, moved, or dropped (retention); its account's totals come with it. */
+  payin(payin: PayinRecord): void {
+    this.#current.payins.add(payin);
+    this.#current.accounts.add(payin.accountId);
+    this.#onChange();
+  }
+
+  /** A payout was created, moved, or dropped (retention); its account's totals come with it. */
+  payout(payout: PayoutRecord): void {
+    this.#current.payouts.add(payout);
+    this.#current.accounts.add(payout.accountId);
+    this.#onChange();
+  }
+
+  /** An account was created, or its settings, totals or clock changed. */
+  account(accountId: string): void {
+    this.#current.accounts.add(accountId);
+    this.#onChange();
+  }
+
+  /** A webhook delivery was queued, attempted or redelivered. */
+  delivery(deliveryId: string): void {
+    this.#current.deliveries.add(deliveryId);
+    this.#onChange();
+  }
+
+  /** An account went back to its creation. */
+  accountReset(accountId: string): void {
+    this.#current.resetAccounts.add(accountId);
+    this.#current.accounts.add(accountId);
+    this.#onChange();
+  }
+
+  /** The whole sandbox went back to its start; what was marked before is dropped with it. */
+  everything(): void {
+    this.#current = new ChangeSet();
+    this.#current.everything = true;
+    this.#onChange();
+  }
+
+  /** The sandbox itself changed (its clock, the PIX keys registered); saved with every change set. */
+  sandbox(): void {
+    this.#onChange();
+  }
+
+  /** Answers the changes so far and starts a new set. */
+  take(): ChangeSet {
+    const taken = this.#current;
+    this.#current = new ChangeSet();
+    return taken;
+  }
+
+  /** Puts back changes whose save failed, under those made since. */
+  putBack(changes: ChangeSet): void {
+    if (this.#current.everything) return;
+    changes.merge(this.#current);
+    this.#current = changes;
+  }
+}

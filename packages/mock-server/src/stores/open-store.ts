@@ -1,0 +1,157 @@
+// Opens the durable store a mock is started with: PGlite in a directory (`--data-dir`) or PostgreSQL
+// at a URL (`--store postgres://…`). Either is migrated at start and held by one mock process at a
+// time: a second process on the same store is refused with a message, never allowed to write beside
+// the first (several processes sharing one PostgreSQL is not built yet; see docs/decisions.md).
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { StatePersistence } from "../domain/persistence.js";
+import { Persister } from "./persister.js";
+import { migrate } from "./sql/migrations.js";
+import { openPglite, openPostgres, type SqlDatabase } from "./sql/sql-client.js";
+import { SqlStateStore } from "./sql/state-store.js";
+
+/**
+ * Where a mock keeps its state: `"memory"` (the default: nothing to set up, gone when the process
+ * ends), `{ dataDir }` (PGlite, PostgreSQL compiled to WASM, in that directory: survives restarts,
+ * one machine, no server to install) or `{ url }` (a PostgreSQL server, `postgres://user@host:port/db`).
+ */
+export type MockStoreOption = "memory" | { dataDir: string } | { url: string };
+
+/** A durable store, open and held by this process. */
+export interface DurableStore {
+  readonly kind: "embedded" | "postgres";
+  /** Where it is, for the start banner (a URL's password is never shown). */
+  readonly description: string;
+  /** What the engine is created with. */
+  readonly persistence: StatePersistence;
+  /** Batches committed so far. */
+  readonly batches: number;
+  /** Waits for the last save, releases the store and closes its database. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Another mock process holds the store. */
+export class StoreInUseError extends Error {
+  override readonly name = "StoreInUseError";
+}
+
+// Any constant works: every mock process takes the same one.
+const WRITER_LOCK = 0x7061796c; // "payl"
+
+/** Opens, locks, migrates and reads a durable store. */
+export async function openDurableStore(
+  option: { dataDir: string } | { url: string },
+  onError: (error: unknown) => void = () => {},
+): Promise<DurableStore> {
+  let db: SqlDatabase;
+  let unlock: () => void = () => {};
+  let kind: DurableStore["kind"];
+  let description: string;
+  if ("dataDir" in option) {
+    const dir = resolve(option.dataDir);
+    mkdirSync(dir, { recursive: true });
+    unlock = lockDirectory(dir);
+    try {
+      db = await openPglite(join(dir, "pglite"));
+    } catch (error) {
+      unlock();
+      throw error;
+    }
+    kind = "embedded";
+    description = `PGlite in ${dir}`;
+  } else {
+    db = await openPostgres(option.url);
+    kind = "postgres";
+    description = `PostgreSQL at ${shownUrl(option.url)}`;
+    const locked = await db.tryHoldLock?.(WRITER_LOCK).catch(async (error: unknown) => {
+      await db.close();
+      throw error;
+    });
+    if (locked !== true) {
+      await db.close();
+      throw new StoreInUseError(
+        `another paykit-mock process is serving ${description}: one process holds a store at a time (stop it first, or give this one another database)`,
+      );
+    }
+  }
+  let persister: Persister;
+  try {
+    await migrate(db);
+    const store = new SqlStateStore(db);
+    persister = new Persister(store, await store.load(), onError);
+  } catch (error) {
+    await db.close().catch(() => {});
+    unlock();
+    throw error;
+  }
+  let closing: Promise<void> | undefined;
+  return {
+    kind,
+    description,
+    persistence: persister,
+    get batches() {
+      return persister.batches;
+    },
+    close() {
+      closing ??= (async () => {
+        await persister.saved().catch(() => {});
+        persister.stop();
+        await db.close();
+        unlock();
+      })();
+      return closing;
+    },
+  };
+}
+
+/**
+ * Takes `paykit-mock.lock` in the directory for this process. A lock left by a process that is gone (a
+ * `kill -9`) is taken over; one held by a live process is refused.
+ */
+function lockDirectory(dir: string): () => void {
+  const file = join(dir, "paykit-mock.lock");
+  if (heldDirectories.has(file))
+    throw new StoreInUseError(
+      `this process already serves ${dir}: one mock holds a data directory at a time`,
+    );
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      writeFileSync(file, String(process.pid), { flag: "wx" });
+      heldDirectories.add(file);
+      return () => {
+        heldDirectories.delete(file);
+        rmSync(file, { force: true });
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
+      const holder = Number(readFileSync(file, "utf8").trim());
+      if (Number.isInteger(holder) && holder > 0 && holder !== process.pid && isAlive(holder)) {
+        throw new StoreInUseError(
+          `another paykit-mock process (pid ${holder}) is serving ${dir}: one process holds a data directory at a time`,
+        );
+      }
+      rmSync(file, { force: true });
+    }
+  }
+  throw new StoreInUseError(`could not take ${file}`);
+}
+
+const heldDirectories = new Set<string>();
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+}
+
+function shownUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.username ? `${parsed.username}@` : ""}${parsed.host}${parsed.pathname}`;
+  } catch {
+    return "the given URL";
+  }
+}

@@ -1,0 +1,258 @@
+// The mock's state in SQL (PGlite for --data-dir, PostgreSQL for --store): each save is one transaction
+// holding a request's status changes, its balance totals and its webhook deliveries together, and the
+// whole state is read back at start. Rows keep the saved record as JSON beside the columns the schema
+// indexes and constrains (a payout's referenceId is unique per account, a balance never negative).
+import type {
+  SavedAccount,
+  SavedAttempt,
+  SavedDelivery,
+  SavedPayin,
+  SavedPayout,
+  SavedSandbox,
+  SavedState,
+} from "../../domain/saved.js";
+import { parseTraceparent } from "../../domain/trace-context.js";
+import type { SqlDatabase, SqlQueryable } from "./sql-client.js";
+
+/** One save: what to drop, then what to write, in one transaction. */
+export interface SaveBatch {
+  /** Drop everything first (a reset of the whole sandbox). */
+  everything: boolean;
+  /** Accounts whose records and deliveries are dropped first (their reset). */
+  resetAccounts: string[];
+  accounts: { account: SavedAccount; available: number; reserved: number; pending: number }[];
+  payins: SavedPayin[];
+  deletedPayins: string[];
+  payouts: SavedPayout[];
+  deletedPayouts: string[];
+  deliveries: SavedDelivery[];
+  deletedDeliveries: string[];
+  sandbox: SavedSandbox;
+}
+
+const SANDBOX_KEY = "state";
+
+/** Reads and writes the mock's saved state on one database. */
+export class SqlStateStore {
+  constructor(readonly db: SqlDatabase) {}
+
+  /** The saved state, or null when the database holds none yet (a first start). */
+  async load(): Promise<SavedState | null> {
+    const db = this.db;
+    const sandbox = await db.query<{ value: SavedSandbox }>(
+      "SELECT value FROM paykit_sandbox WHERE key = $1",
+      [SANDBOX_KEY],
+    );
+    const first = sandbox.rows[0];
+    if (first === undefined) return null;
+    const accounts = await db.query<{ settings: SavedAccount }>(
+      "SELECT settings FROM paykit_accounts ORDER BY id",
+    );
+    const payins = await db.query<{ record: SavedPayin }>("SELECT record FROM paykit_payins ORDER BY id");
+    const payouts = await db.query<{ record: SavedPayout }>("SELECT record FROM paykit_payouts ORDER BY id");
+    const deliveries = await db.query<DeliveryRow>(
+      `SELECT d.id, d.webhook_id, d.account_id, d.resource, d.resource_id, d.status, d.url, d.state, d.payload,
+              d.traceparent, d.cycle_attempts, d.duplicate, d.retry_at_ms::float8 AS retry_at_ms,
+              (extract(epoch FROM d.created_at) * 1000)::float8 AS created_ms,
+              coalesce((SELECT json_agg(json_build_object('at', a.at_text, 'statusCode', a.status_code, 'error', a.error) ORDER BY a.n)
+                          FROM (SELECT n, status_code, error,
+                                       to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at_text
+                                  FROM paykit_delivery_attempts WHERE delivery_id = d.id) a), '[]'::json) AS attempts
+         FROM paykit_deliveries d ORDER BY d.created_at, d.id`,
+    );
+    return {
+      sandbox: first.value,
+      accounts: accounts.rows.map((r) => r.settings),
+      payins: payins.rows.map((r) => r.record),
+      payouts: payouts.rows.map((r) => r.record),
+      deliveries: deliveries.rows.map(deliveryFrom),
+    };
+  }
+
+  /** Writes one save in one transaction: all of it is kept, or none. */
+  write(batch: SaveBatch): Promise<void> {
+    return this.db.transaction((tx) => writeBatch(tx, batch));
+  }
+}
+
+async function writeBatch(tx: SqlQueryable, b: SaveBatch): Promise<void> {
+  if (b.everything) await tx.query("DELETE FROM paykit_accounts");
+  if (b.resetAccounts.length > 0) {
+    for (const table of ["paykit_payins", "paykit_payouts", "paykit_deliveries"])
+      await tx.query(`DELETE FROM ${table} WHERE account_id = ANY($1::text[])`, [b.resetAccounts]);
+  }
+  if (b.accounts.length > 0) {
+    const rows = b.accounts.map((a) => ({
+      id: a.account.id,
+      public_key: a.account.publicKey,
+      settings: a.account,
+      clock_offset_ms: a.account.clockOffsetMs,
+      available: a.available,
+      reserved: a.reserved,
+      pending: a.pending,
+    }));
+    const json = JSON.stringify(rows);
+    await tx.query(
+      `INSERT INTO paykit_accounts (id, public_key, settings, clock_offset_ms, created_at)
+       SELECT x.id, x.public_key, x.settings, x.clock_offset_ms, now()
+         FROM jsonb_to_recordset($1::jsonb) AS x(id text, public_key text, settings jsonb, clock_offset_ms bigint)
+       ON CONFLICT (id) DO UPDATE SET settings = EXCLUDED.settings, clock_offset_ms = EXCLUDED.clock_offset_ms`,
+      [json],
+    );
+    await tx.query(
+      `INSERT INTO paykit_balances (account_id, available, reserved, pending)
+       SELECT x.id, x.available, x.reserved, x.pending
+         FROM jsonb_to_recordset($1::jsonb) AS x(id text, available bigint, reserved bigint, pending bigint)
+       ON CONFLICT (account_id) DO UPDATE
+         SET available = EXCLUDED.available, reserved = EXCLUDED.reserved, pending = EXCLUDED.pending`,
+      [json],
+    );
+  }
+  if (b.deletedPayins.length > 0)
+    await tx.query("DELETE FROM paykit_payins WHERE id = ANY($1::text[])", [b.deletedPayins]);
+  if (b.deletedPayouts.length > 0)
+    await tx.query("DELETE FROM paykit_payouts WHERE id = ANY($1::text[])", [b.deletedPayouts]);
+  if (b.deletedDeliveries.length > 0)
+    await tx.query("DELETE FROM paykit_deliveries WHERE id = ANY($1::text[])", [b.deletedDeliveries]);
+  if (b.payins.length > 0) {
+    const rows = b.payins.map((p) => ({
+      id: p.id,
+      account_id: p.accountId,
+      reference_id: p.referenceId,
+      payment_method: p.paymentMethod,
+      status: p.status,
+      amount: p.amount,
+      created_ms: p.createdAt,
+      updated_ms: updatedAt(p),
+      record: p,
+    }));
+    await tx.query(
+      `INSERT INTO paykit_payins (id, account_id, reference_id, payment_method, status, amount, created_at, updated_at, record)
+       SELECT x.id, x.account_id, x.reference_id, x.payment_method, x.status, x.amount,
+              to_timestamp(x.created_ms / 1000.0), to_timestamp(x.updated_ms / 1000.0), x.record
+         FROM jsonb_to_recordset($1::jsonb) AS x(id text, account_id text, reference_id text, payment_method text,
+              status text, amount bigint, created_ms float8, updated_ms float8, record jsonb)
+       ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, updated_at = EXCLUDED.updated_at, record = EXCLUDED.record`,
+      [JSON.stringify(rows)],
+    );
+  }
+  if (b.payouts.length > 0) {
+    const rows = b.payouts.map((p) => ({
+      id: p.id,
+      account_id: p.accountId,
+      reference_id: p.referenceId,
+      status: p.status,
+      amount: p.amount,
+      created_ms: p.createdAt,
+      updated_ms: updatedAt(p),
+      record: p,
+    }));
+    await tx.query(
+      `INSERT INTO paykit_payouts (id, account_id, reference_id, status, amount, created_at, updated_at, record)
+       SELECT x.id, x.account_id, x.reference_id, x.status, x.amount,
+              to_timestamp(x.created_ms / 1000.0), to_timestamp(x.updated_ms / 1000.0), x.record
+         FROM jsonb_to_recordset($1::jsonb) AS x(id text, account_id text, reference_id text, status text,
+              amount bigint, created_ms float8, updated_ms float8, record jsonb)
+       ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, updated_at = EXCLUDED.updated_at, record = EXCLUDED.record`,
+      [JSON.stringify(rows)],
+    );
+  }
+  if (b.deliveries.length > 0) {
+    const rows = b.deliveries.map((d) => ({
+      id: d.id,
+      webhook_id: d.webhookId,
+      account_id: d.accountId,
+      resource: d.resource,
+      resource_id: d.resourceId,
+      status: d.status,
+      url: d.url,
+      state: d.state,
+      payload: d.payload,
+      traceparent: d.trace === null ? null : `00-${d.trace.traceId}-${"0".repeat(15)}1-${d.trace.flags}`,
+      cycle_attempts: d.cycleAttempts,
+      retry_at_ms: d.retryAt,
+      created_ms: d.createdAt,
+      duplicate: d.duplicate,
+    }));
+    await tx.query(
+      `INSERT INTO paykit_deliveries (id, webhook_id, account_id, resource, resource_id, status, url, state, payload,
+              traceparent, cycle_attempts, next_attempt_at, retry_at_ms, created_at, duplicate)
+       SELECT x.id, x.webhook_id, x.account_id, x.resource, x.resource_id, x.status, x.url, x.state, x.payload,
+              x.traceparent, x.cycle_attempts, to_timestamp(x.retry_at_ms / 1000.0), x.retry_at_ms,
+              to_timestamp(x.created_ms / 1000.0), x.duplicate
+         FROM jsonb_to_recordset($1::jsonb) AS x(id text, webhook_id text, account_id text, resource text,
+              resource_id text, status text, url text, state text, payload text, traceparent text,
+              cycle_attempts int, retry_at_ms bigint, created_ms float8, duplicate boolean)
+       ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, cycle_attempts = EXCLUDED.cycle_attempts,
+              next_attempt_at = EXCLUDED.next_attempt_at, retry_at_ms = EXCLUDED.retry_at_ms`,
+      [JSON.stringify(rows)],
+    );
+    const attempts = b.deliveries.flatMap((d) =>
+      d.attempts.map((a, n) => ({
+        delivery_id: d.id,
+        n,
+        at: a.at,
+        status_code: a.statusCode,
+        error: a.error,
+      })),
+    );
+    if (attempts.length > 0) {
+      await tx.query(
+        `INSERT INTO paykit_delivery_attempts (delivery_id, n, at, status_code, error)
+         SELECT x.delivery_id, x.n, x.at, x.status_code, x.error
+           FROM jsonb_to_recordset($1::jsonb) AS x(delivery_id text, n int, at timestamptz, status_code int, error text)
+         ON CONFLICT (delivery_id, n) DO NOTHING`,
+        [JSON.stringify(attempts)],
+      );
+    }
+  }
+  await tx.query(
+    `INSERT INTO paykit_sandbox (key, value) VALUES ($1, $2::jsonb)
+     ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
+    [SANDBOX_KEY, JSON.stringify(b.sandbox)],
+  );
+}
+
+function updatedAt(record: { createdAt: number; transitions: { at: number }[] | null }): number {
+  const t = record.transitions;
+  return t === null || t.length === 0 ? record.createdAt : t[t.length - 1]!.at;
+}
+
+interface DeliveryRow {
+  id: string;
+  webhook_id: string;
+  account_id: string;
+  resource: "payin" | "payout";
+  resource_id: string;
+  status: string;
+  url: string;
+  state: "pending" | "delivered" | "failed";
+  payload: string;
+  traceparent: string | null;
+  cycle_attempts: number;
+  duplicate: boolean;
+  retry_at_ms: number | null;
+  created_ms: number;
+  attempts: SavedAttempt[] | string;
+}
+
+function deliveryFrom(r: DeliveryRow): SavedDelivery {
+  const attempts = typeof r.attempts === "string" ? (JSON.parse(r.attempts) as SavedAttempt[]) : r.attempts;
+  return {
+    id: r.id,
+    webhookId: r.webhook_id,
+    accountId: r.account_id,
+    resource: r.resource,
+    resourceId: r.resource_id,
+    status: r.status,
+    url: r.url,
+    state: r.state,
+    attempts,
+    payload: r.payload,
+    duplicate: r.duplicate,
+    trace: r.traceparent === null ? null : parseTraceparent(r.traceparent),
+    cycleAttempts: r.cycle_attempts,
+    retryAt: r.retry_at_ms === null ? null : Number(r.retry_at_ms),
+    createdAt: Number(r.created_ms),
+  };
+}

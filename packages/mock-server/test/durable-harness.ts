@@ -1,0 +1,171 @@
+// The acceptance suites over the two durable stores: the mock over node:http with its state in PGlite
+// (`--data-dir`) or in PostgreSQL (`--store`). Each test starts from an empty store; when it closes, the
+// store is read back into a new engine and compared with the live one, so a change the engine forgot to
+// save fails the test that made it.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect, inject } from "vitest";
+import {
+  type CreateEngineOptions,
+  createEngine,
+  createHttpControl,
+  createMockServer,
+  type MockControl,
+} from "../src/index.js";
+import { Persister } from "../src/stores/persister.js";
+import { migrate } from "../src/stores/sql/migrations.js";
+import { openPglite, openPostgres, type SqlDatabase } from "../src/stores/sql/sql-client.js";
+import { SqlStateStore } from "../src/stores/sql/state-store.js";
+import type { Harness } from "./fixtures.js";
+
+/** A durable store the acceptance suites run against. */
+export type StoreName = "pglite" | "postgres";
+
+const databases = new Map<StoreName, Promise<SqlDatabase>>();
+const dirs: string[] = [];
+process.once("exit", () => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A database of this test file's own on the named engine, migrated (made on first use). */
+export function databaseFor(name: StoreName): Promise<SqlDatabase> {
+  let db = databases.get(name);
+  if (db === undefined) {
+    db = (async () => {
+      let opened: SqlDatabase;
+      if (name === "pglite") {
+        const dir = mkdtempSync(join(tmpdir(), "paykit-acceptance-"));
+        dirs.push(dir);
+        opened = await openPglite(dir);
+      } else {
+        const url = inject("postgresUrl");
+        const dbName = `acceptance_${process.pid}_${Date.now().toString(36)}`;
+        const admin = await openPostgres(url, { max: 1 });
+        await admin.query(`CREATE DATABASE ${dbName}`);
+        await admin.close();
+        opened = await openPostgres(url.replace(/\/[^/]*$/, `/${dbName}`), { max: 4 });
+      }
+      await migrate(opened);
+      return opened;
+    })();
+    databases.set(name, db);
+  }
+  return db;
+}
+
+const TABLES = [
+  "paykit_delivery_attempts",
+  "paykit_deliveries",
+  "paykit_payins",
+  "paykit_payouts",
+  "paykit_balances",
+  "paykit_ledger",
+  "paykit_faults",
+  "paykit_scheduled",
+  "paykit_accounts",
+  "paykit_sandbox",
+];
+
+/** Starts the mock over node:http on an emptied durable store. */
+export async function startDurableHarness(name: StoreName, options: CreateEngineOptions): Promise<Harness> {
+  const db = await databaseFor(name);
+  await db.exec(`TRUNCATE ${TABLES.join(", ")}`);
+  const store = new SqlStateStore(db);
+  const errors: unknown[] = [];
+  const persister = new Persister(store, null, (error) => errors.push(error));
+  const mock = await createMockServer({ ...options, persistence: persister });
+  await persister.saved();
+  return {
+    name,
+    base: mock.url,
+    send: (path, init) => fetch(mock.url + path, init).catch(() => "dropped" as const),
+    control: createHttpControl({ url: mock.url, adminToken: options.adminToken }),
+    account: mock.account,
+    async close() {
+      try {
+        await expectSavedAsLive(mock.engine.control, store, options);
+        expect(errors).toEqual([]);
+      } finally {
+        await mock.close();
+        await persister.saved().catch(() => {});
+        persister.stop();
+      }
+    },
+  };
+}
+
+/**
+ * What the control API shows of the state, in the fields a restart must keep. A delivery still
+ * pending may gain attempts meanwhile: its attempts are compared once it settled.
+ */
+async function viewOf(control: MockControl) {
+  const accounts = await control.accounts();
+  const ids = accounts.map((a) => a.accountId).sort();
+  const perAccount = await Promise.all(
+    ids.map(async (id) => ({
+      id,
+      clock: Date.parse((await control.accountClock(id)).now),
+      payins: await control.payins(id, { limit: 1000 }),
+      payouts: await control.payouts(id, { limit: 1000 }),
+      pixKeys: await control.pixKeys(id),
+    })),
+  );
+  const webhooks = (await control.webhooks()).map((d) => ({
+    id: d.id,
+    webhookId: d.webhookId,
+    accountId: d.accountId,
+    resource: d.resource,
+    resourceId: d.resourceId,
+    status: d.status,
+    url: d.url,
+    settled: d.state === "pending" ? null : { state: d.state, attempts: d.attempts },
+  }));
+  return {
+    clock: Date.parse((await control.clock()).now),
+    accounts: accounts.sort((a, b) => a.accountId.localeCompare(b.accountId)),
+    perAccount,
+    webhooks: webhooks.sort((a, b) => a.id.localeCompare(b.id)),
+  };
+}
+
+type View = Awaited<ReturnType<typeof viewOf>>;
+
+// Clocks run on between two reads: equal within this much.
+const CLOCK_SLACK_MS = 5_000;
+
+function comparable(view: View) {
+  return {
+    ...view,
+    clock: Math.round(view.clock / CLOCK_SLACK_MS),
+    perAccount: view.perAccount.map((a) => ({ ...a, clock: Math.round(a.clock / CLOCK_SLACK_MS) })),
+  };
+}
+
+async function expectSavedAsLive(live: MockControl, store: SqlStateStore, options: CreateEngineOptions) {
+  let last: { live: View; saved: View } | undefined;
+  // timers (automatic payout steps, webhook retries) may move the live state between two reads
+  for (let round = 0; round < 5; round++) {
+    const liveView = await viewOf(live);
+    const saved = await store.load();
+    expect(saved, "the store holds the sandbox").not.toBeNull();
+    const reader = new Persister({ write: async () => {} }, saved, () => {});
+    const engine = createEngine({
+      ...options,
+      // nothing moves while the saved state is read: no payout step, no delivery answered
+      advanceIntervalMs: 3_600_000,
+      fetch: () => new Promise(() => {}),
+      persistence: reader,
+    });
+    try {
+      const savedView = await viewOf(engine.control);
+      last = { live: liveView, saved: savedView };
+      if (JSON.stringify(comparable(liveView)) === JSON.stringify(comparable(savedView))) return;
+    } finally {
+      engine.close();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  if (last)
+    expect(comparable(last.saved), "the state read back from the store").toEqual(comparable(last.live));
+}
