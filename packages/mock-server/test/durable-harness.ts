@@ -96,6 +96,49 @@ export async function startDurableHarness(name: StoreName, options: CreateEngine
 }
 
 /**
+ * Two mock processes' servers on one PostgreSQL database, the tests talking to the follower: every
+ * request is forwarded to the leader. The saved state is compared with the leader's at the end.
+ */
+export async function startClusterHarness(options: CreateEngineOptions): Promise<Harness> {
+  const db = await databaseFor("postgres");
+  await db.exec(`TRUNCATE ${TABLES.join(", ")}`);
+  const url = inject("postgresUrl").replace(/\/[^/]*$/, `/${await databaseName(db)}`);
+  const errors: unknown[] = [];
+  const adminToken = options.adminToken ?? "cluster-harness-admin-token";
+  const common = {
+    ...options,
+    adminToken,
+    sharedSandbox: options.sharedSandbox ?? false,
+    store: { url },
+    onError: (error: unknown) => errors.push(error),
+  };
+  const leader = await createMockServer(common);
+  const follower = await createMockServer(common);
+  expect([leader.store.role, follower.store.role]).toEqual(["leader", "follower"]);
+  return {
+    name: "cluster",
+    base: follower.url,
+    send: (path, init) => fetch(follower.url + path, init).catch(() => "dropped" as const),
+    control: createHttpControl({ url: follower.url, adminToken }),
+    account: follower.account,
+    async close() {
+      try {
+        await expectSavedAsLive(leader.engine.control, new SqlStateStore(db), options);
+        expect(errors).toEqual([]);
+      } finally {
+        await follower.close();
+        await leader.close();
+      }
+    },
+  };
+}
+
+async function databaseName(db: SqlDatabase): Promise<string> {
+  const { rows } = await db.query<{ name: string }>("SELECT current_database() AS name");
+  return rows[0]!.name;
+}
+
+/**
  * What the control API shows of the state, in the fields a restart must keep. A delivery still
  * pending may gain attempts meanwhile: its attempts are compared once it settled.
  */

@@ -12,7 +12,7 @@ import {
   sampleReferenceId,
 } from "../src/index.js";
 import { createPaykitMock } from "../src/transports/msw/index.js";
-import { startDurableHarness } from "./durable-harness.js";
+import { startClusterHarness, startDurableHarness } from "./durable-harness.js";
 
 /** One way of reaching the mock: the engine directly, node:http, or msw. */
 export interface Harness {
@@ -26,16 +26,18 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export type TransportName = "engine" | "node" | "msw" | "pglite" | "postgres";
+export type TransportName = "engine" | "node" | "msw" | "pglite" | "postgres" | "cluster";
 
 const MSW_BASE = "https://api.paykit.test/v1";
 
 /**
  * Starts a mock over the named transport. Over node:http the control API is reached over HTTP;
- * `pglite` and `postgres` are node:http with the state in that durable store.
+ * `pglite` and `postgres` are node:http with the state in that durable store; `cluster` is two mock
+ * servers on one PostgreSQL store, the requests sent to the one that forwards them to the other.
  */
 export async function startHarness(name: TransportName, options: CreateEngineOptions = {}): Promise<Harness> {
   if (name === "pglite" || name === "postgres") return startDurableHarness(name, options);
+  if (name === "cluster") return startClusterHarness(options);
   if (name === "engine") {
     const engine = createEngine(options);
     const base = "http://mock.test";

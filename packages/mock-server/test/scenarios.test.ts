@@ -17,7 +17,7 @@ import {
 
 // One scenario suite, three transports (STYLE.md: engine tests open no port; the same scenarios then
 // run over node:http and msw).
-describe.each(TRANSPORTS_AND_STORES)("the mock service over %s", (transport) => {
+describe.each([...TRANSPORTS_AND_STORES, "cluster" as const])("the mock service over %s", (transport) => {
   let h: Harness;
   let api: ReturnType<typeof apiOf>;
   beforeEach(async () => {

@@ -19,6 +19,11 @@ export interface EngineRequest {
   base: string;
   /** A request header by its lower-case name. */
   header(name: string): string | undefined;
+  /**
+   * Every header as the transport read them (node:http's lower-case map), for a mock process that
+   * forwards the request to the one leading a shared store; absent on other transports.
+   */
+  headers?: Readonly<Record<string, string | string[] | undefined>>;
   /** The body as text; `null` when the request had none. */
   body: string | null;
   /** The client's network address when the transport knows it (node:http); keys the rate limit. */

@@ -1,13 +1,13 @@
-// Opens the durable store a mock is started with: PGlite in a directory (`--data-dir`) or PostgreSQL
-// at a URL (`--store postgres://…`). Either is migrated at start and held by one mock process at a
-// time: a second process on the same store is refused with a message, never allowed to write beside
-// the first (several processes sharing one PostgreSQL is not built yet; see docs/decisions.md).
+// Opens the embedded store a mock is started with (`--data-dir`): PGlite in that directory, migrated at
+// start and held by one mock process at a time (a second one is refused with a message, never allowed
+// to write beside the first). PostgreSQL (`--store`) is shared by several processes: see
+// transports/node/cluster.ts.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { StatePersistence } from "../domain/persistence.js";
 import { Persister } from "./persister.js";
 import { migrate } from "./sql/migrations.js";
-import { openPglite, openPostgres, type SqlDatabase } from "./sql/sql-client.js";
+import { openPglite, type SqlDatabase } from "./sql/sql-client.js";
 import { SqlStateStore } from "./sql/state-store.js";
 
 /**
@@ -17,9 +17,9 @@ import { SqlStateStore } from "./sql/state-store.js";
  */
 export type MockStoreOption = "memory" | { dataDir: string } | { url: string };
 
-/** A durable store, open and held by this process. */
+/** An embedded store, open and held by this process. */
 export interface DurableStore {
-  readonly kind: "embedded" | "postgres";
+  readonly kind: "embedded";
   /** Where it is, for the start banner (a URL's password is never shown). */
   readonly description: string;
   /** What the engine is created with. */
@@ -30,49 +30,25 @@ export interface DurableStore {
   close(): Promise<void>;
 }
 
-/** Another mock process holds the store. */
+/** Another mock process holds the data directory. */
 export class StoreInUseError extends Error {
   override readonly name = "StoreInUseError";
 }
 
-// Any constant works: every mock process takes the same one.
-const WRITER_LOCK = 0x7061796c; // "payl"
-
-/** Opens, locks, migrates and reads a durable store. */
+/** Opens, locks, migrates and reads the embedded store of a data directory. */
 export async function openDurableStore(
-  option: { dataDir: string } | { url: string },
+  option: { dataDir: string },
   onError: (error: unknown) => void = () => {},
 ): Promise<DurableStore> {
+  const dir = resolve(option.dataDir);
+  mkdirSync(dir, { recursive: true });
+  const unlock = lockDirectory(dir);
   let db: SqlDatabase;
-  let unlock: () => void = () => {};
-  let kind: DurableStore["kind"];
-  let description: string;
-  if ("dataDir" in option) {
-    const dir = resolve(option.dataDir);
-    mkdirSync(dir, { recursive: true });
-    unlock = lockDirectory(dir);
-    try {
-      db = await openPglite(join(dir, "pglite"));
-    } catch (error) {
-      unlock();
-      throw error;
-    }
-    kind = "embedded";
-    description = `PGlite in ${dir}`;
-  } else {
-    db = await openPostgres(option.url);
-    kind = "postgres";
-    description = `PostgreSQL at ${shownUrl(option.url)}`;
-    const locked = await db.tryHoldLock?.(WRITER_LOCK).catch(async (error: unknown) => {
-      await db.close();
-      throw error;
-    });
-    if (locked !== true) {
-      await db.close();
-      throw new StoreInUseError(
-        `another paykit-mock process is serving ${description}: one process holds a store at a time (stop it first, or give this one another database)`,
-      );
-    }
+  try {
+    db = await openPglite(join(dir, "pglite"));
+  } catch (error) {
+    unlock();
+    throw error;
   }
   let persister: Persister;
   try {
@@ -86,8 +62,8 @@ export async function openDurableStore(
   }
   let closing: Promise<void> | undefined;
   return {
-    kind,
-    description,
+    kind: "embedded",
+    description: `PGlite in ${dir}`,
     persistence: persister,
     get batches() {
       return persister.batches;
@@ -144,14 +120,5 @@ function isAlive(pid: number): boolean {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === "EPERM";
-  }
-}
-
-function shownUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.protocol}//${parsed.username ? `${parsed.username}@` : ""}${parsed.host}${parsed.pathname}`;
-  } catch {
-    return "the given URL";
   }
 }

@@ -57,9 +57,15 @@ interface PgPool extends PgQueryable {
   end(): Promise<void>;
   on(event: "error", listener: (error: Error) => void): unknown;
 }
+interface PgSessionClient extends PgQueryable {
+  connect(): Promise<void>;
+  end(): Promise<void>;
+  on(event: "error" | "end", listener: (error?: Error) => void): unknown;
+}
 interface PgModule {
-  default?: { Pool: new (config: object) => PgPool };
+  default?: { Pool: new (config: object) => PgPool; Client: new (config: object) => PgSessionClient };
   Pool?: new (config: object) => PgPool;
+  Client?: new (config: object) => PgSessionClient;
 }
 
 /** A PostgreSQL database at `url` (`postgres://user@host:port/db`), through a node-postgres pool. */
@@ -70,7 +76,6 @@ export async function openPostgres(url: string, options: { max?: number } = {}):
   const pool = new Pool({ connectionString: url, max: options.max ?? 10 });
   // An idle connection that the server closes (a restart, a failover) must not crash the mock.
   pool.on("error", () => {});
-  const held: PgClient[] = [];
   return {
     engine: "postgres",
     query: (text, params) => pool.query(text, params as unknown[]),
@@ -97,22 +102,72 @@ export async function openPostgres(url: string, options: { max?: number } = {}):
         throw error;
       }
     },
+    close: () => pool.end(),
+  };
+}
+
+/**
+ * A PostgreSQL database through one connection of its own: a mock process that holds the store's
+ * leadership lock writes through the very session that holds it, so a process that lost its
+ * connection (and with it the lock) cannot write beside the next leader. Queries and transactions run
+ * one after another. `onLost` is called once when the connection ends or fails.
+ */
+export async function openPostgresSession(
+  url: string,
+  onLost: (error?: Error) => void,
+): Promise<SqlDatabase> {
+  const pg = await importDriver<PgModule>("pg", "--store postgres://…");
+  const Client = pg.Client ?? pg.default?.Client;
+  if (!Client) throw new SqlDriverMissingError("the pg package has no Client export");
+  const client = new Client({ connectionString: url });
+  let lost = false;
+  const loseOnce = (error?: Error) => {
+    if (lost) return;
+    lost = true;
+    onLost(error);
+  };
+  client.on("error", loseOnce);
+  client.on("end", () => loseOnce());
+  await client.connect();
+  // one statement or transaction at a time on the one connection
+  let queue: Promise<unknown> = Promise.resolve();
+  const serialized = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = queue.then(work, work);
+    queue = run.catch(() => {});
+    return run;
+  };
+  const direct: SqlQueryable = {
+    query: (text, params) => client.query(text, params as unknown[]),
+    exec: async (sql) => void (await client.query(sql)),
+  };
+  let closed = false;
+  return {
+    engine: "postgres",
+    query: (text, params) => serialized(() => direct.query(text, params)),
+    exec: (sql) => serialized(() => direct.exec(sql)),
+    transaction: (work) =>
+      serialized(async () => {
+        await client.query("BEGIN");
+        try {
+          const result = await work(direct);
+          await client.query("COMMIT");
+          return result;
+        } catch (error) {
+          await client.query("ROLLBACK").catch(() => {});
+          throw error;
+        }
+      }),
     async tryHoldLock(key) {
-      const client = await pool.connect();
-      const { rows } = await client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [
-        key,
-      ]);
-      if (rows[0]?.locked === true) {
-        held.push(client);
-        return true;
-      }
-      client.release();
-      return false;
+      const { rows } = await serialized(() =>
+        client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [key]),
+      );
+      return rows[0]?.locked === true;
     },
     async close() {
-      // a held lock goes with its connection
-      for (const client of held.splice(0)) client.release(true);
-      await pool.end();
+      if (closed) return;
+      closed = true;
+      lost = true;
+      await client.end().catch(() => {});
     },
   };
 }

@@ -14,6 +14,8 @@ export interface CliOptions {
   maxRecords: number | undefined;
   /** `--data-dir` (PGlite) or `--store` (PostgreSQL); memory when absent. */
   store: { dataDir: string } | { url: string } | undefined;
+  /** `--peer-url`: this process's URL for the other processes on the same PostgreSQL store. */
+  peerUrl: string | undefined;
 }
 
 /** The usage text of `paykit-mock --help`. */
@@ -32,7 +34,10 @@ export const USAGE = `Usage: paykit-mock [options]
   --max-records <n>       keep at most n payins and n payouts per account, dropping the oldest final ones
   --data-dir <dir>        keep the state in <dir> (PGlite, embedded PostgreSQL): it survives restarts
   --store <postgres://…>  keep the state in PostgreSQL: a sandbox a team shares, across restarts and
-                          several mock processes (needs --admin-token; implies --shared)
+                          several mock processes (needs --admin-token; implies --shared): one leads,
+                          the others forward each request to it and take over when it stops
+  --peer-url <url>        with --store: this process's URL as the other mock processes reach it
+                          (default: the listening address)
   --strict-pix-directory  find only seeded and registered PIX keys (default: every well-formed key
                           except notfound@bank.test is found, with a holder derived from the key)
   --help                  show this text
@@ -57,6 +62,7 @@ export function parseCliArgs(argv: string[]): CliOptions | "help" {
       "max-records": { type: "string" },
       "data-dir": { type: "string" },
       store: { type: "string" },
+      "peer-url": { type: "string" },
       help: { type: "boolean" },
     },
     strict: true,
@@ -112,7 +118,18 @@ export function parseCliArgs(argv: string[]): CliOptions | "help" {
     publicUrl: publicUrlOf(values["public-url"]),
     maxRecords: maxRecordsOf(values["max-records"]),
     store,
+    peerUrl: peerUrlOf(values["peer-url"], store),
   };
+}
+
+function peerUrlOf(value: string | undefined, store: CliOptions["store"]): string | undefined {
+  if (value === undefined) return undefined;
+  if (store === undefined || !("url" in store)) throw new Error("--peer-url goes with --store postgres://…");
+  try {
+    return publicUrlOf(value);
+  } catch (error) {
+    throw new Error((error as Error).message.replace("--public-url", "--peer-url"));
+  }
 }
 
 function storeOf(dataDir: string | undefined, url: string | undefined): CliOptions["store"] {

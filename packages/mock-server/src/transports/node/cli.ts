@@ -28,6 +28,7 @@ async function main(argv: string[]): Promise<void> {
       host: options.host,
       ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
       ...(options.store === undefined ? {} : { store: options.store }),
+      ...(options.peerUrl === undefined ? {} : { peerUrl: options.peerUrl }),
       autoAdvance: !options.manual,
       adminToken: options.adminToken,
       sharedSandbox: options.sharedSandbox,
@@ -52,7 +53,12 @@ async function main(argv: string[]): Promise<void> {
       `  public key: ${account.publicKey}\n` +
       `  secret key: ${account.secretKey}\n` +
       `  webhook secret: ${account.webhookSecret}\n` +
-      `State: ${served.store.kind === "memory" ? "in this process's memory (gone when it stops)" : served.store.description}\n` +
+      `State: ${served.store.kind === "memory" ? "in this process's memory (gone when it stops)" : served.store.description}` +
+      (served.store.kind === "postgres"
+        ? served.store.role === "leader"
+          ? " (this process leads it)\n"
+          : " (another process leads it; this one forwards to it and takes over if it stops)\n"
+        : "\n") +
       (options.sharedSandbox
         ? "Shared sandbox: each test run makes its own account (POST /_mock/accounts, no token) and drives it\n" +
           "  with its own keys; calls about every account need the admin token\n"

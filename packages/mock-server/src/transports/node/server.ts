@@ -1,7 +1,8 @@
 import type { AccountKeys } from "../../domain/accounts.js";
 import type { MockControl } from "../../domain/control.js";
 import { type CreateEngineOptions, createEngine, type MockEngine } from "../../http/engine.js";
-import { type DurableStore, type MockStoreOption, openDurableStore } from "../../stores/open-store.js";
+import { type MockStoreOption, openDurableStore } from "../../stores/open-store.js";
+import { clusterMember } from "./cluster.js";
 import { listen } from "./listen.js";
 
 /** Options of {@link createMockServer}: the engine's options plus where to listen. */
@@ -24,6 +25,12 @@ export interface MockServerOptions extends CreateEngineOptions {
    * @default "memory"
    */
   store?: MockStoreOption;
+  /**
+   * With a PostgreSQL store: this process's URL as the other mock processes reach it (they forward
+   * requests to the one that leads). Needed when they run on other machines.
+   * @default the listening address
+   */
+  peerUrl?: string;
 }
 
 /** A running mock service for a test. */
@@ -36,8 +43,16 @@ export interface MockServer {
   control: MockControl;
   /** The engine behind the server. */
   engine: MockEngine;
-  /** Where the state is kept: `memory`, `embedded` (PGlite in a directory) or `postgres`. */
-  store: { kind: "memory" | DurableStore["kind"]; description: string };
+  /**
+   * Where the state is kept: `memory`, `embedded` (PGlite in a directory) or `postgres`; and whether
+   * this process leads the store (holds the state, runs the due work, sends the webhooks) or forwards
+   * every request to the process that does (`follower`, PostgreSQL only).
+   */
+  store: {
+    kind: "memory" | "embedded" | "postgres";
+    description: string;
+    readonly role: "leader" | "follower";
+  };
   /** Stops the server and every timer. */
   close(): Promise<void>;
   /** `await using mock = await createMockServer()` closes it at scope end. */
@@ -62,13 +77,8 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
     store: storeOption = "memory",
     ...engineOptions
   } = options;
-  if (typeof storeOption === "object" && "url" in storeOption) {
-    if (!engineOptions.adminToken)
-      throw new TypeError(
-        "a PostgreSQL store is a sandbox a team shares: it needs an adminToken (--admin-token) for the calls about every account",
-      );
-    engineOptions.sharedSandbox ??= true;
-  }
+  if (typeof storeOption === "object" && "url" in storeOption)
+    return serveCluster(storeOption.url, options.peerUrl, port, host, publicUrl, engineOptions);
   const store = storeOption === "memory" ? null : await openDurableStore(storeOption, engineOptions.onError);
   let engine: MockEngine;
   try {
@@ -93,8 +103,8 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
   return {
     store:
       store === null
-        ? { kind: "memory", description: "memory" }
-        : { kind: store.kind, description: store.description },
+        ? { kind: "memory", description: "memory", role: "leader" }
+        : { kind: store.kind, description: store.description, role: "leader" },
     url: served.url,
     get account() {
       return engine.account;
@@ -104,4 +114,66 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
     close,
     [Symbol.asyncDispose]: close,
   };
+}
+
+/** A mock process of the cluster on a PostgreSQL store (see cluster.ts). */
+async function serveCluster(
+  url: string,
+  peerUrl: string | undefined,
+  port: number,
+  host: string,
+  publicUrl: string | undefined,
+  engineOptions: CreateEngineOptions,
+): Promise<MockServer> {
+  const adminToken = engineOptions.adminToken;
+  if (!adminToken)
+    throw new TypeError(
+      "a PostgreSQL store is a sandbox a team shares: it needs an adminToken (--admin-token) for the calls about every account",
+    );
+  const member = clusterMember({
+    url,
+    engine: { ...engineOptions, sharedSandbox: engineOptions.sharedSandbox ?? true },
+    adminToken,
+    ...(engineOptions.onError === undefined ? {} : { onError: engineOptions.onError }),
+  });
+  const served = await listen(member, port, host, publicUrl);
+  try {
+    await member.join(peerUrl ?? served.url);
+  } catch (error) {
+    await served.close();
+    await member.shutdown();
+    throw error;
+  }
+  const close = async () => {
+    await served.close();
+    await member.shutdown();
+  };
+  return {
+    store: {
+      kind: "postgres",
+      description: `PostgreSQL at ${shownUrl(url)}`,
+      get role() {
+        return member.role === "follower" ? "follower" : "leader";
+      },
+    },
+    url: served.url,
+    get account() {
+      return member.account;
+    },
+    get control() {
+      return member.control;
+    },
+    engine: member,
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}
+
+function shownUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.username ? `${parsed.username}@` : ""}${parsed.host}${parsed.pathname}`;
+  } catch {
+    return "the given URL";
+  }
 }
