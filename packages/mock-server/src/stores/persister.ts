@@ -80,8 +80,10 @@ export class Persister implements StatePersistence {
   #schedule(): void {
     if (this.#scheduled || this.#writing) return;
     this.#scheduled = true;
-    // after the current synchronous work: every change of one request lands in one batch
-    queueMicrotask(() => {
+    // After the I/O callbacks of this turn of the event loop, not after this one callback: requests
+    // that arrived together are saved together. (PGlite runs a transaction without yielding to I/O, so
+    // a save started from a microtask would hold back every request behind it: one batch each.)
+    setImmediate(() => {
       this.#scheduled = false;
       void this.#run();
     });

@@ -3,7 +3,6 @@
 // servers in this process for the routing, then three `paykit-mock` processes for the load, the
 // concurrency invariants and `kill -9` of the leader while the others keep serving.
 import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
 import { createServer, type Server } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";

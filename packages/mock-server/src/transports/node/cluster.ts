@@ -6,6 +6,13 @@
 // and the lock with it, ends), one of them reads the saved state back and leads from there. The engine
 // stays the one place where a balance is checked and debited, so payouts spread over any number of
 // processes can neither overdraw nor reuse a referenceId; the schema's constraints are the backstop.
+import {
+  Agent as HttpAgent,
+  request as httpRequest,
+  type IncomingHttpHeaders,
+  type OutgoingHttpHeaders,
+} from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { AccountKeys } from "../../domain/accounts.js";
 import type { MockControl } from "../../domain/control.js";
 import { ApiError } from "../../domain/errors.js";
@@ -286,19 +293,12 @@ class Member implements ClusterMember {
       const leader = this.#leader ?? (await this.#awaitLeader(deadline));
       if (leader === null) return unavailable("no mock process leads the store right now");
       if (this.#engine !== null) return this.#engine.dispatch(req);
-      let response: Response;
-      try {
-        response = await fetch(`${leader.url}${req.path}${req.query ? `?${req.query}` : ""}`, {
-          method: req.method,
-          headers: forwardedHeaders(req, leader.token),
-          body: req.method === "GET" || req.method === "HEAD" ? null : req.body,
-          redirect: "manual",
-          signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
-        });
-      } catch (error) {
+      let answer = await relay(leader, req);
+      if ("error" in answer && answer.staleSocket) answer = await relay(leader, req);
+      if ("error" in answer) {
         this.#leader = null;
         // refused: nothing reached the leader, so asking the next one is safe
-        if (refused(error) && Date.now() < deadline) {
+        if (answer.error.code === "ECONNREFUSED" && Date.now() < deadline) {
           await sleep(ELECTION_INTERVAL_MS);
           void this.#elect().catch(() => {});
           continue;
@@ -307,22 +307,20 @@ class Member implements ClusterMember {
           "the mock process leading the store stopped while answering: the request may or may not have taken effect",
         );
       }
-      if (response.headers.get(PEER.notLeader) === "1") {
-        await response.arrayBuffer();
+      if (answer.headers[PEER.notLeader] === "1") {
         this.#leader = null;
         await sleep(ELECTION_INTERVAL_MS);
         continue;
       }
-      const body = new Uint8Array(await response.arrayBuffer());
-      if (response.headers.get(PEER.drop) === "1")
-        return { status: 200, headers: {}, body: null, drop: true };
+      if (answer.headers[PEER.drop] === "1") return { status: 200, headers: {}, body: null, drop: true };
       const headers: Record<string, string> = {};
-      response.headers.forEach((value, name) => {
+      for (const [name, value] of Object.entries(answer.headers)) {
+        if (value === undefined) continue;
         // a HEAD answer's length is the GET's: kept; any other is the body's, set by node:http
         if (!HOP_BY_HOP.has(name) || (name === "content-length" && req.method === "HEAD"))
-          headers[name] = value;
-      });
-      return { status: response.status, headers, body: req.method === "HEAD" ? null : body };
+          headers[name] = Array.isArray(value) ? value.join(", ") : value;
+      }
+      return { status: answer.status, headers, body: req.method === "HEAD" ? null : answer.body };
     }
   }
 
@@ -394,9 +392,57 @@ function forwardedHeaders(req: EngineRequest, token: string): Record<string, str
   return headers;
 }
 
-function refused(error: unknown): boolean {
-  const code = (error as { cause?: { code?: unknown } })?.cause?.code;
-  return code === "ECONNREFUSED";
+// Kept-alive connections to the leader: a follower relays every request of its clients over them.
+const peerAgents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+
+type Relayed =
+  | { status: number; headers: IncomingHttpHeaders; body: Buffer }
+  | { error: NodeJS.ErrnoException; staleSocket: boolean };
+
+/** Sends a request to the leader as the client sent it, with the peer headers; never rejects. */
+function relay(leader: LeaderInfo, req: EngineRequest): Promise<Relayed> {
+  return new Promise((resolve) => {
+    const url = new URL(`${req.path}${req.query ? `?${req.query}` : ""}`, leader.url);
+    const https = url.protocol === "https:";
+    const body =
+      req.method === "GET" || req.method === "HEAD" || req.body === null ? null : Buffer.from(req.body);
+    const headers: OutgoingHttpHeaders = forwardedHeaders(req, leader.token);
+    if (body !== null) headers["content-length"] = body.byteLength;
+    let answered = false;
+    const sent = (https ? httpsRequest : httpRequest)(
+      url,
+      {
+        method: req.method,
+        headers,
+        agent: https ? peerAgents.https : peerAgents.http,
+        timeout: FORWARD_TIMEOUT_MS,
+      },
+      (res) => {
+        answered = true;
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () =>
+          resolve({ status: res.statusCode ?? 502, headers: res.headers, body: Buffer.concat(chunks) }),
+        );
+        res.on("error", (error) => resolve({ error, staleSocket: false }));
+        res.on("aborted", () =>
+          resolve({
+            error: Object.assign(new Error("the answer was cut off"), { code: "ECONNRESET" }),
+            staleSocket: false,
+          }),
+        );
+      },
+    );
+    sent.on("timeout", () =>
+      sent.destroy(Object.assign(new Error("no answer in time"), { code: "ETIMEDOUT" })),
+    );
+    // A kept-alive socket the leader closed while idle fails with ECONNRESET before any answer: the
+    // case Node documents for sending again (http.ClientRequest's reusedSocket).
+    sent.on("error", (error: NodeJS.ErrnoException) =>
+      resolve({ error, staleSocket: sent.reusedSocket && !answered && error.code === "ECONNRESET" }),
+    );
+    sent.end(body ?? undefined);
+  });
 }
 
 function unavailable(message: string): EngineResponse {

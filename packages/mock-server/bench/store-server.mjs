@@ -1,0 +1,93 @@
+// A mock for bench/stores.mjs, in its own process: `node bench/store-server.mjs <mode> [url]`, where mode
+// is memory, pglite (a new data directory) or postgres (the URL; several processes may share it). With
+// SEED_PAYOUTS=n it first creates accounts of 1,000 and n payouts (the list runs); with SEED_PAYINS=n it
+// creates n payins and reports the process's memory before and after.
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createMockServer, samplePayin } from "../dist/index.js";
+
+const [mode, url] = process.argv.slice(2);
+const store =
+  mode === "memory"
+    ? "memory"
+    : mode === "pglite"
+      ? { dataDir: mkdtempSync(join(tmpdir(), "paykit-bench-")) }
+      : { url };
+const mock = await createMockServer({
+  autoAdvance: false,
+  adminToken: "bench-admin-token",
+  sharedSandbox: false,
+  store,
+});
+
+const request = (authorization, path, body) => ({
+  method: "POST",
+  path,
+  query: "",
+  base: "http://bench",
+  header: (name) =>
+    name === "authorization" ? authorization : name === "content-type" ? "application/json" : undefined,
+  body: JSON.stringify(body),
+});
+
+/** Creates `count` records through the engine, 500 requests in flight (the store commits them in batches). */
+async function create(authorization, count, bodyOf, path) {
+  for (let done = 0; done < count; ) {
+    const batch = Math.min(500, count - done);
+    const answers = await Promise.all(
+      Array.from({ length: batch }, (_, i) =>
+        mock.engine.dispatch(request(authorization, path, bodyOf(done + i))),
+      ),
+    );
+    for (const res of answers) if (res.status !== 201) throw new Error(`seeding failed: ${res.body}`);
+    done += batch;
+  }
+}
+
+async function account(balance, count) {
+  const keys = await mock.control.createAccount({
+    balance,
+    autoAdvance: false,
+    limits: { nightMaxCents: 10_000_000 },
+  });
+  const authorization = `Basic ${btoa(`${keys.publicKey}:${keys.secretKey}`)}`;
+  await create(
+    authorization,
+    count,
+    (i) => ({
+      amount: 1_000,
+      pixKey: "maria.santos@example.com",
+      pixKeyType: "EMAIL",
+      referenceId: `seed-${i}`,
+    }),
+    "/payout",
+  );
+  return authorization;
+}
+
+const info = {
+  url: mock.url,
+  role: mock.store.role,
+  auth: `Basic ${btoa(`${mock.account.publicKey}:${mock.account.secretKey}`)}`,
+};
+if (process.env.SEED_PAYOUTS) {
+  info.small = await account(10_000_000, 1_000);
+  info.large = await account(1_000_000_000, Number(process.env.SEED_PAYOUTS));
+}
+if (process.env.SEED_PAYINS) {
+  const count = Number(process.env.SEED_PAYINS);
+  globalThis.gc?.();
+  const before = process.memoryUsage();
+  await create(info.auth, count, () => samplePayin("PIX", { referenceId: "bench" }), "/payin");
+  globalThis.gc?.();
+  const after = process.memoryUsage();
+  info.memory = {
+    count,
+    rssBytes: after.rss - before.rss,
+    heapBytes: after.heapUsed - before.heapUsed,
+    rss: after.rss,
+  };
+}
+process.stdout.write(`${JSON.stringify(info)}\n`);
+process.once("SIGTERM", () => mock.close().then(() => process.exit(0)));

@@ -1,0 +1,131 @@
+// Throughput of the mock in each store mode, as a ratio to the in-memory mode measured in the same run
+// (bench, not a test; run after `pnpm build`): POST /payin on one process with its state in memory, in
+// PGlite (--data-dir) and in PostgreSQL (--store), and on three processes sharing one PostgreSQL (the
+// load spread over the three; the followers forward to the leader). Then GET /payout at 100,000 payouts
+// against 1,000 on PostgreSQL, and the memory the embedded mode takes per payin against memory mode.
+// PostgreSQL is Debian's, started on loopback with a temporary data directory (scripts/services.mjs).
+import { spawn } from "node:child_process";
+import { once } from "node:events";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import autocannon from "autocannon";
+import pg from "pg";
+import { startPostgres } from "../../../scripts/services.mjs";
+
+const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
+const here = fileURLToPath(new URL(".", import.meta.url));
+const { samplePayin } = await import("../dist/index.js");
+const payin = JSON.stringify(samplePayin("PIX", { referenceId: "order-1" }));
+
+async function start(mode, url, env = {}) {
+  const child = spawn(process.execPath, ["--expose-gc", `${here}store-server.mjs`, mode, url ?? ""], {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, ...env },
+  });
+  const line = await createInterface({ input: child.stdout })[Symbol.asyncIterator]().next();
+  return { child, info: JSON.parse(line.value) };
+}
+
+async function stop(server) {
+  server.child.kill("SIGTERM");
+  await once(server.child, "exit");
+}
+
+function run(opts) {
+  return new Promise((resolve, reject) => {
+    autocannon({ pipelining: 1, duration: DURATION_S, ...opts }, (err, result) =>
+      err ? reject(err) : resolve(result),
+    );
+  });
+}
+
+let databases = 0;
+async function database(server) {
+  const name = `bench_${++databases}`;
+  const admin = new pg.Client({ connectionString: server.url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  return server.url.replace(/\/[^/]*$/, `/${name}`);
+}
+
+/** POST /payin on the given servers at once, 50 connections split among them; requests per second. */
+async function postPayins(servers) {
+  const results = await Promise.all(
+    servers.map((s) =>
+      run({
+        url: `${s.info.url}/payin`,
+        method: "POST",
+        connections: Math.round(50 / servers.length),
+        headers: { "content-type": "application/json", authorization: servers[0].info.auth },
+        body: payin,
+      }),
+    ),
+  );
+  const non2xx = results.reduce((sum, r) => sum + r.non2xx + r.errors, 0);
+  if (non2xx > 0) throw new Error(`${non2xx} requests failed`);
+  return results.reduce((sum, r) => sum + r.requests.average, 0);
+}
+
+const postgres = await startPostgres();
+const rows = [];
+try {
+  const rates = {};
+  for (const [name, launch] of [
+    ["memory, 1 process", async () => [await start("memory")]],
+    ["PGlite (--data-dir), 1 process", async () => [await start("pglite")]],
+    ["PostgreSQL (--store), 1 process", async () => [await start("postgres", await database(postgres))]],
+    [
+      "PostgreSQL (--store), 3 processes",
+      async () => {
+        const url = await database(postgres);
+        const servers = [];
+        for (let i = 0; i < 3; i++) servers.push(await start("postgres", url));
+        return servers;
+      },
+    ],
+  ]) {
+    const servers = await launch();
+    try {
+      rates[name] = await postPayins(servers);
+    } finally {
+      for (const server of servers) await stop(server);
+    }
+    rows.push({
+      mode: name,
+      "POST /payin req/s": Math.round(rates[name]),
+      "ratio to memory": (rates[name] / rates["memory, 1 process"]).toFixed(2),
+    });
+  }
+  console.table(rows);
+
+  const seeded = await start("postgres", await database(postgres), { SEED_PAYOUTS: "100000" });
+  const small = await run({
+    url: `${seeded.info.url}/payout?limit=10`,
+    connections: 50,
+    headers: { authorization: seeded.info.small },
+  });
+  const large = await run({
+    url: `${seeded.info.url}/payout?limit=10`,
+    connections: 50,
+    headers: { authorization: seeded.info.large },
+  });
+  await stop(seeded);
+  console.log(
+    `PostgreSQL: GET /payout page time 100,000 / 1,000 payouts (mean latency ${large.latency.mean} / ${small.latency.mean} ms): ${(large.latency.mean / small.latency.mean).toFixed(2)} (target <= 2)`,
+  );
+
+  const count = Number(process.env.BENCH_MEMORY_PAYINS ?? 20_000);
+  const memory = {};
+  for (const mode of ["memory", "pglite"]) {
+    const server = await start(mode, undefined, { SEED_PAYINS: String(count) });
+    memory[mode] = server.info.memory;
+    await stop(server);
+  }
+  console.log(
+    `memory after ${count} payins: memory mode process RSS ${(memory.memory.rss / 2 ** 20).toFixed(0)} MiB, heap ${(memory.memory.heapBytes / count).toFixed(0)} B per payin; ` +
+      `embedded (PGlite) process RSS ${(memory.pglite.rss / 2 ** 20).toFixed(0)} MiB (PostgreSQL in WASM: its memory is outside the JS heap), heap ${(memory.pglite.heapBytes / count).toFixed(0)} B per payin`,
+  );
+} finally {
+  await postgres.stop();
+}
