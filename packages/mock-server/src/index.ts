@@ -11,6 +11,7 @@ export {
   runWebhookDoctor,
   type WebhookDoctorOptions,
 } from "./doctor/doctor.js";
+export type { StatePersistence } from "./domain/persistence.js";
 export {
   type PayinCreateParamsFor,
   SAMPLE_CARD,
@@ -63,4 +64,5 @@ export {
   TEMPORARY_UNAVAILABLE_AMOUNT,
 } from "./engine.js";
 export { createHttpControl, type HttpControlOptions } from "./http/control-client.js";
+export { type MockStoreOption, StoreInUseError } from "./stores/open-store.js";
 export { createMockServer, type MockServer, type MockServerOptions } from "./transports/node/server.js";

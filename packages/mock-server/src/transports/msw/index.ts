@@ -16,6 +16,13 @@ import { readWebRequest } from "../../http/web.js";
 export interface PaykitMockOptions extends CreateEngineOptions {
   /** The base URL the client under test uses (`https://api.paykit.test`); may carry a path prefix. */
   baseUrl: string;
+  /**
+   * Where the state is kept: msw runs inside the test's own process, so in its memory alone (the same
+   * option as `createMockServer`'s, so one options object serves both; a durable store needs the
+   * node:http server).
+   * @default "memory"
+   */
+  store?: "memory";
 }
 
 /** The mock payment service as msw handlers. */
@@ -44,7 +51,7 @@ export interface PaykitMock {
  * const paykit = new Paykit({ ...mock.account, baseUrl: "https://api.paykit.test" });
  */
 export function createPaykitMock(options: PaykitMockOptions): PaykitMock {
-  const { baseUrl, ...engineOptions } = options;
+  const { baseUrl, store: _memoryOnly, ...engineOptions } = options;
   const base = baseUrl.replace(/\/$/, "");
   const engine = createEngine(engineOptions);
   const handler = http.all(`${base}/*`, async ({ request }) => {
