@@ -10,6 +10,9 @@ export default defineProject({
     name: "mock-server",
     // Generous for a loaded 2-core CI machine, where turbo runs every package\'s tests at once.
     testTimeout: 30_000,
+    // A test file's first durable harness creates its PGlite database (initdb in WASM: ~2.5 s alone,
+    // 18 s seen on a loaded CI machine) in a beforeEach.
+    hookTimeout: 60_000,
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     // PostgreSQL for the acceptance suites' `postgres` store and the multi-process tests.
     globalSetup: ["./test/setup/postgres.global.ts"],

@@ -175,21 +175,10 @@ export class MockState {
 
   /** Back to the start state: only the default account (same keys), seed directory, real clock. */
   reset(): void {
-    this.generation += 1;
-    for (const timer of this.#advanceTimers) clearTimeout(timer);
-    this.#advanceTimers.clear();
-    for (const time of this.#times.values()) time.scheduler.clear();
-    this.#times.clear();
-    this.outbox.clear();
+    this.clearForRestore();
     this.faults.clear();
     this.rateLimiter.set(null);
     this.clock.reset();
-    this.accounts.clear();
-    this.accountsByPublicKey.clear();
-    this.authenticator.clear();
-    this.payins.clear();
-    this.payinsByThreeDSTransaction.clear();
-    this.directory.reset();
     this.boletoSeq = 0;
     this.#pageTokens.clear();
     this.changes?.everything();

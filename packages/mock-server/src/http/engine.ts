@@ -9,7 +9,7 @@ import { type EngineRequest, type EngineResponse, errorResponse, MAX_BODY_BYTES 
 import { guardControlCall } from "./origin-guard.js";
 import { Router } from "./router.js";
 import { allRoutes } from "./routes.js";
-import { errorWebResponse, readWebRequest, tooLarge, toWebResponse } from "./web.js";
+import { handleWebRequest, tooLarge } from "./web.js";
 
 /**
  * The mock payment service as one fetch-style handler over in-memory state. Transports (node:http,
@@ -176,16 +176,7 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
   }
 
   return {
-    async handle(request) {
-      let req: EngineRequest;
-      try {
-        req = await readWebRequest(request);
-      } catch (error) {
-        if (error instanceof ApiError) return errorWebResponse(error);
-        throw error;
-      }
-      return toWebResponse(await dispatch(req));
-    },
+    handle: (request) => handleWebRequest(request, dispatch),
     dispatch,
     control: directControl(ops, persistence === undefined ? undefined : () => persistence.saved()),
     get account() {

@@ -91,3 +91,18 @@ export function toWebResponse(response: EngineResponse): Response {
 export function errorWebResponse(error: ApiError): Response {
   return toWebResponse(errorResponse(error));
 }
+
+/** Answers a web `Request` through an engine's `dispatch` (a body it cannot read is answered as the service would). */
+export async function handleWebRequest(
+  request: Request,
+  dispatch: (req: EngineRequest) => Promise<EngineResponse>,
+): Promise<Response> {
+  let req: EngineRequest;
+  try {
+    req = await readWebRequest(request);
+  } catch (error) {
+    if (error instanceof ApiError) return errorWebResponse(error);
+    throw error;
+  }
+  return toWebResponse(await dispatch(req));
+}

@@ -2,46 +2,44 @@
 // it, and one of them takes over when it stops or dies. Against Debian's PostgreSQL on loopback: mock
 // servers in this process for the routing, then three `paykit-mock` processes for the load, the
 // concurrency invariants and `kill -9` of the leader while the others keep serving.
-import { type ChildProcess, spawn } from "node:child_process";
-import { createServer, type Server } from "node:http";
-import { createRequire } from "node:module";
-import type { AddressInfo } from "node:net";
-import { createInterface } from "node:readline";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { afterEach, describe, expect, inject, it } from "vitest";
+import type { ChildProcess } from "node:child_process";
+import { afterEach, describe, expect, it } from "vitest";
 import { createMockServer, type MockServer, type MockServerOptions } from "../../src/index.js";
 import { openPostgres } from "../../src/stores/sql/sql-client.js";
 import { basic, payoutBody, pixPayin } from "../fixtures.js";
+import {
+  ADMIN,
+  ADMIN_TOKEN,
+  expectNothingLost,
+  killAll,
+  newDatabase,
+  runLoad,
+  startMockProcess,
+  webhookReceiver,
+} from "./processes.js";
 
-const ADMIN = "admin-token-for-cluster-tests";
-const admin = { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" };
-
-let databases = 0;
-async function newDatabase(): Promise<string> {
-  const url = inject("postgresUrl");
-  const name = `cluster_${process.pid}_${++databases}`;
-  const db = await openPostgres(url, { max: 1 });
-  await db.query(`CREATE DATABASE ${name}`);
-  await db.close();
-  return url.replace(/\/[^/]*$/, `/${name}`);
-}
+const admin = ADMIN;
 
 const servers: MockServer[] = [];
-const children: ChildProcess[] = [];
 afterEach(async () => {
-  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+  killAll();
   for (const server of servers.splice(0)) await server.close();
 });
 
 async function member(url: string, extra: MockServerOptions = {}): Promise<MockServer> {
-  const server = await createMockServer({ store: { url }, adminToken: ADMIN, autoAdvance: false, ...extra });
+  const server = await createMockServer({
+    store: { url },
+    adminToken: ADMIN_TOKEN,
+    autoAdvance: false,
+    ...extra,
+  });
   servers.push(server);
   return server;
 }
 
 describe("mock processes sharing one PostgreSQL store", () => {
   it("have one leader; a follower serves every kind of request through it, with its own URLs", async () => {
-    const url = await newDatabase();
+    const url = await newDatabase("cluster");
     const a = await member(url);
     const b = await member(url);
     expect([a.store.role, b.store.role]).toEqual(["leader", "follower"]);
@@ -92,7 +90,7 @@ describe("mock processes sharing one PostgreSQL store", () => {
   }, 60_000);
 
   it("hand over to a follower when the leader stops: nothing saved is lost", async () => {
-    const url = await newDatabase();
+    const url = await newDatabase("cluster");
     const a = await member(url);
     const b = await member(url);
     const headers = { authorization: basic(a.account), "content-type": "application/json" };
@@ -113,40 +111,7 @@ describe("mock processes sharing one PostgreSQL store", () => {
   }, 60_000);
 });
 
-const CLI = fileURLToPath(new URL("../../src/transports/node/cli.ts", import.meta.url));
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm")).href;
 const KEYS = { publicKey: "pk_test_cluster001", secretKey: "sk_test_cluster001" };
-
-/** Starts a `paykit-mock` process on the store; answers its URL and pid once it listens. */
-async function startProcess(url: string, args: string[] = []): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(
-    process.execPath,
-    [
-      "--import",
-      TSX_LOADER,
-      "--conditions=@paykit/source",
-      CLI,
-      "--port",
-      "0",
-      "--store",
-      url,
-      "--admin-token",
-      ADMIN,
-      "--default-keys",
-      `${KEYS.publicKey}:${KEYS.secretKey}`,
-      ...args,
-    ],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  children.push(child);
-  let stderr = "";
-  child.stderr?.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  const first = await createInterface({ input: child.stdout! })[Symbol.asyncIterator]().next();
-  if (first.done) throw new Error(`paykit-mock did not start: ${stderr}`);
-  return { child, url: String(first.value).replace("Paykit mock listening on ", "") };
-}
 
 /** The pid of the process that leads, as it published itself in the store. */
 async function leaderPid(url: string): Promise<number> {
@@ -161,33 +126,11 @@ async function leaderPid(url: string): Promise<number> {
   }
 }
 
-/** A receiver that answers 200 and records each delivery. */
-async function receiver() {
-  const received: { webhookId: string; id: string; status: string }[] = [];
-  const server: Server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (chunk) => {
-      body += chunk;
-    });
-    req.on("end", () => {
-      const event = JSON.parse(body) as { id: string; status: string };
-      received.push({ webhookId: String(req.headers["webhook-id"]), id: event.id, status: event.status });
-      res.writeHead(200).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    received,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
 describe("three paykit-mock processes on one PostgreSQL", () => {
   it("1,000 concurrent payouts spread over them never overdraw and never reuse a referenceId", async () => {
-    const url = await newDatabase();
+    const url = await newDatabase("cluster");
     const processes: { child: ChildProcess; url: string }[] = [];
-    for (let i = 0; i < 3; i++) processes.push(await startProcess(url, ["--manual"]));
+    for (let i = 0; i < 3; i++) processes.push(await startMockProcess(KEYS, ["--store", url, "--manual"]));
     const headers = { authorization: basic(KEYS), "content-type": "application/json" };
     // 1,000 payouts of 3,000 cents on a balance of 1,000,000: each referenceId is sent twice, to two
     // different processes, and the 500 distinct ones ask for 1,500,000 cents: a third must be refused
@@ -231,108 +174,41 @@ describe("three paykit-mock processes on one PostgreSQL", () => {
   }, 120_000);
 
   it("kill -9 of the leader under load: another takes over, nothing answered is lost, every event is sent once", async () => {
-    const url = await newDatabase();
-    const hook = await receiver();
+    const url = await newDatabase("cluster");
+    const hook = await webhookReceiver();
     const processes: { child: ChildProcess; url: string }[] = [];
-    for (let i = 0; i < 3; i++) processes.push(await startProcess(url, ["--manual"]));
+    for (let i = 0; i < 3; i++) processes.push(await startMockProcess(KEYS, ["--store", url, "--manual"]));
     const leader = await leaderPid(url);
     const victim = processes.find((p) => p.child.pid === leader);
     expect(victim, "one of the three leads").toBeDefined();
     const survivors = processes.filter((p) => p !== victim);
-    const headers = { authorization: basic(KEYS), "content-type": "application/json" };
-    const createdPayouts = new Set<string>();
-    const paidPayins = new Set<string>();
-    let answered = 0;
     let stop = false;
-    let unavailable = 0;
     // 30 clients on the two processes that stay, so the load goes on through the takeover
-    const client = async (n: number) => {
-      const target = survivors[n % 2]!;
-      for (let i = 0; !stop; i++) {
-        try {
-          const payout = await fetch(`${target.url}/payout`, {
-            method: "POST",
-            headers,
-            body: JSON.stringify(payoutBody({ referenceId: `k-${n}-${i}`, amount: 1_000 })),
-          });
-          if (payout.status === 201) createdPayouts.add(((await payout.json()) as { id: string }).id);
-          else {
-            if (payout.status === 503) unavailable += 1;
-            await payout.arrayBuffer();
-          }
-          const payin = await fetch(`${target.url}/payin`, {
-            method: "POST",
-            headers,
-            body: JSON.stringify(pixPayin({ webhookUrl: hook.url })),
-          });
-          if (payin.status !== 201) {
-            await payin.arrayBuffer();
-            continue;
-          }
-          const { id } = (await payin.json()) as { id: string };
-          const paid = await fetch(`${target.url}/_mock/payins/${id}/pay`, {
-            method: "POST",
-            headers: admin,
-          });
-          if (paid.status === 200) paidPayins.add(id);
-          await paid.arrayBuffer();
-          answered += 1;
-        } catch {
-          // a connection cut while the leader died
-        }
-      }
-    };
-    const load = Promise.all(Array.from({ length: 30 }, (_, n) => client(n)));
-    await expect.poll(() => answered, { timeout: 30_000, interval: 20 }).toBeGreaterThan(60);
+    const load = runLoad({
+      keys: KEYS,
+      target: (n) => survivors[n % 2]!.url,
+      referenceOf: (n, i) => `k-${n}-${i}`,
+      amountOf: () => 1_000,
+      webhookUrl: hook.url,
+      stopped: () => stop,
+    });
+    await expect.poll(() => load.outcome.answered, { timeout: 30_000, interval: 20 }).toBeGreaterThan(60);
     victim!.child.kill("SIGKILL");
-    const killedAt = answered;
+    const killedAt = load.outcome.answered;
     // the others keep answering: a new leader took over
-    await expect.poll(() => answered, { timeout: 30_000, interval: 50 }).toBeGreaterThan(killedAt + 60);
+    await expect
+      .poll(() => load.outcome.answered, { timeout: 30_000, interval: 50 })
+      .toBeGreaterThan(killedAt + 60);
     stop = true;
-    await load;
+    await load.done;
     expect(await leaderPid(url)).not.toBe(leader);
     console.log(
-      `kill -9 of the leader: ${createdPayouts.size} payouts and ${paidPayins.size} paid payins answered; ${unavailable} answers 503 during the takeover`,
+      `kill -9 of the leader: ${load.outcome.createdPayouts.size} payouts and ${load.outcome.paidPayins.size} paid payins answered; ${load.outcome.unavailable} answers 503 during the takeover`,
     );
-
-    const [one] = survivors;
-    const listed: { id: string; amount: number; referenceId: string }[] = [];
-    for (let page = 1; ; page++) {
-      const res = await fetch(`${one!.url}/payout?limit=100&page=${page}`, { headers });
-      const body = (await res.json()) as { data: typeof listed; meta: { totalPages: number } };
-      listed.push(...body.data);
-      if (page >= body.meta.totalPages) break;
+    try {
+      await expectNothingLost(survivors[0]!.url, KEYS, load.outcome, hook.received);
+    } finally {
+      await hook.close();
     }
-    const ids = new Set(listed.map((p) => p.id));
-    for (const id of createdPayouts) expect(ids.has(id), `payout ${id} answered 201`).toBe(true);
-    expect(new Set(listed.map((p) => p.referenceId)).size).toBe(listed.length);
-    const accounts = (await (await fetch(`${one!.url}/_mock/accounts`, { headers: admin })).json()) as {
-      data: { accountId: string; publicKey: string; balance: { available: number; pending: number } }[];
-    };
-    const own = accounts.data.find((a) => a.publicKey === KEYS.publicKey)!;
-    const payins = (
-      (await (
-        await fetch(`${one!.url}/_mock/payins?accountId=${own.accountId}&limit=1000`, { headers: admin })
-      ).json()) as { data: { id: string; status: string; netAmount: number | null }[] }
-    ).data;
-    expect(payins.length).toBeLessThan(1000);
-    const credited = payins.reduce((sum, p) => sum + (p.status === "APPROVED" ? (p.netAmount ?? 0) : 0), 0);
-    const debited = listed.reduce((sum, p) => sum + p.amount, 0);
-    expect(own.balance.available).toBe(1_000_000 + credited - debited);
-    const approved = new Set(payins.filter((p) => p.status === "APPROVED").map((p) => p.id));
-    for (const id of paidPayins) expect(approved.has(id), `payin ${id} answered paid`).toBe(true);
-    await fetch(`${one!.url}/_mock/webhooks/flush`, { method: "POST", headers: admin });
-    await expect
-      .poll(() => new Set(hook.received.filter((r) => r.status === "APPROVED").map((r) => r.id)).size, {
-        timeout: 20_000,
-      })
-      .toBe(approved.size);
-    const idsPerEvent = new Map<string, Set<string>>();
-    for (const r of hook.received) {
-      const key = `${r.id}:${r.status}`;
-      idsPerEvent.set(key, (idsPerEvent.get(key) ?? new Set()).add(r.webhookId));
-    }
-    for (const [event, webhookIds] of idsPerEvent) expect(webhookIds.size, event).toBe(1);
-    await hook.close();
   }, 120_000);
 });

@@ -21,7 +21,7 @@ import type { SavedAccount, SavedSandbox } from "../../domain/saved.js";
 import { createHttpControl } from "../../http/control-client.js";
 import { type CreateEngineOptions, createEngine, type MockEngine } from "../../http/engine.js";
 import { type EngineRequest, type EngineResponse, errorResponse } from "../../http/messages.js";
-import { errorWebResponse, readWebRequest, toWebResponse } from "../../http/web.js";
+import { handleWebRequest } from "../../http/web.js";
 import { Persister } from "../../stores/persister.js";
 import { migrate } from "../../stores/sql/migrations.js";
 import { openPostgresSession, type SqlDatabase } from "../../stores/sql/sql-client.js";
@@ -334,15 +334,8 @@ class Member implements ClusterMember {
     return this.#leader;
   }
 
-  async handle(request: Request): Promise<Response> {
-    let req: EngineRequest;
-    try {
-      req = await readWebRequest(request);
-    } catch (error) {
-      if (error instanceof ApiError) return errorWebResponse(error);
-      throw error;
-    }
-    return toWebResponse(await this.dispatch(req));
+  handle(request: Request): Promise<Response> {
+    return handleWebRequest(request, (req) => this.dispatch(req));
   }
 
   get control(): MockControl {

@@ -21,7 +21,9 @@ export interface MockServerOptions extends CreateEngineOptions {
    * Where the state is kept: `"memory"` (this process only), `{ dataDir: "./.paykit-mock" }` (PGlite
    * in that directory: survives restarts, one machine) or `{ url: "postgres://user@host:5432/db" }`
    * (a PostgreSQL server; a sandbox a team shares, so it needs `adminToken` and applies the
-   * `sharedSandbox` rules). A durable store is held by one mock process at a time.
+   * `sharedSandbox` rules unless `sharedSandbox: false` is given). A data directory is held by one
+   * mock process at a time; any number of processes share a PostgreSQL store (one leads, the others
+   * forward to it).
    * @default "memory"
    */
   store?: MockStoreOption;

@@ -1,0 +1,220 @@
+// What the multi-process and kill -9 tests share: `paykit-mock` processes started from source, a
+// PostgreSQL database of their own, a webhook receiver that records what it gets, a load of payouts and
+// paid payins, and the check that nothing answered was lost.
+import { type ChildProcess, spawn } from "node:child_process";
+import { createServer, type Server } from "node:http";
+import { createRequire } from "node:module";
+import type { AddressInfo } from "node:net";
+import { createInterface } from "node:readline";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { expect, inject } from "vitest";
+import { openPostgres } from "../../src/stores/sql/sql-client.js";
+import { basic, payoutBody, pixPayin } from "../fixtures.js";
+
+const CLI = fileURLToPath(new URL("../../src/transports/node/cli.ts", import.meta.url));
+// tsx as a loader in the CLI's own process, so that a signal reaches the mock itself
+const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm")).href;
+
+export const ADMIN_TOKEN = "admin-token-for-process-tests";
+export const ADMIN = { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" };
+/** The default account's opening balance. */
+export const OPENING = 1_000_000;
+
+/** Every process started, killed at the end of each test by {@link killAll}. */
+const children: ChildProcess[] = [];
+
+export function killAll(): void {
+  for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
+}
+
+/** Starts `paykit-mock` with the given options and `keys` as its default account; answers its URL once it listens. */
+export async function startMockProcess(
+  keys: { publicKey: string; secretKey: string },
+  args: string[],
+): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(
+    process.execPath,
+    [
+      "--import",
+      TSX_LOADER,
+      "--conditions=@paykit/source",
+      CLI,
+      "--port",
+      "0",
+      "--admin-token",
+      ADMIN_TOKEN,
+      "--default-keys",
+      `${keys.publicKey}:${keys.secretKey}`,
+      ...args,
+    ],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  );
+  children.push(child);
+  let stderr = "";
+  child.stderr?.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const first = await createInterface({ input: child.stdout! })[Symbol.asyncIterator]().next();
+  if (first.done) throw new Error(`paykit-mock did not start: ${stderr}`);
+  return { child, url: String(first.value).replace("Paykit mock listening on ", "") };
+}
+
+let databases = 0;
+/** A new empty database on the test run's PostgreSQL server; answers its URL. */
+export async function newDatabase(prefix: string): Promise<string> {
+  const url = inject("postgresUrl");
+  const name = `${prefix}_${process.pid}_${++databases}`;
+  const admin = await openPostgres(url, { max: 1 });
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.close();
+  return url.replace(/\/[^/]*$/, `/${name}`);
+}
+
+/** One delivery a receiver got. */
+export interface Received {
+  webhookId: string;
+  id: string;
+  status: string;
+}
+
+/** A webhook receiver that answers 200 and records each delivery. */
+export async function webhookReceiver() {
+  const received: Received[] = [];
+  const server: Server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk) => {
+      body += chunk;
+    });
+    req.on("end", () => {
+      const event = JSON.parse(body) as { id: string; status: string };
+      received.push({ webhookId: String(req.headers["webhook-id"]), id: event.id, status: event.status });
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    received,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+/** What a load was answered: payouts created, payins paid, and how many rounds went through. */
+export interface LoadOutcome {
+  createdPayouts: Set<string>;
+  paidPayins: Set<string>;
+  answered: number;
+  unavailable: number;
+}
+
+/**
+ * Runs 30 clients against the given mock URLs (`targets(n)` picks client n's) until `stopped()`: each
+ * sends a payout (referenceId from `referenceOf`), then a PIX payin with a webhook, then pays it over the
+ * control API. Connections cut by a killed process are ignored; what was answered is recorded.
+ */
+export function runLoad(options: {
+  keys: { publicKey: string; secretKey: string };
+  target: (client: number) => string;
+  referenceOf: (client: number, round: number) => string;
+  amountOf: (client: number) => number;
+  webhookUrl: string;
+  stopped: () => boolean;
+}): { outcome: LoadOutcome; done: Promise<void> } {
+  const outcome: LoadOutcome = {
+    createdPayouts: new Set(),
+    paidPayins: new Set(),
+    answered: 0,
+    unavailable: 0,
+  };
+  const headers = { authorization: basic(options.keys), "content-type": "application/json" };
+  const client = async (n: number) => {
+    for (let i = 0; !options.stopped(); i++) {
+      const url = options.target(n);
+      try {
+        const payout = await fetch(`${url}/payout`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify(
+            payoutBody({ referenceId: options.referenceOf(n, i), amount: options.amountOf(n) }),
+          ),
+        });
+        if (payout.status === 201) outcome.createdPayouts.add(((await payout.json()) as { id: string }).id);
+        else {
+          if (payout.status === 503) outcome.unavailable += 1;
+          await payout.arrayBuffer();
+        }
+        const payin = await fetch(`${url}/payin`, {
+          method: "POST",
+          headers,
+          body: JSON.stringify(pixPayin({ webhookUrl: options.webhookUrl })),
+        });
+        if (payin.status !== 201) {
+          await payin.arrayBuffer();
+          continue;
+        }
+        const { id } = (await payin.json()) as { id: string };
+        const paid = await fetch(`${url}/_mock/payins/${id}/pay`, { method: "POST", headers: ADMIN });
+        if (paid.status === 200) outcome.paidPayins.add(id);
+        await paid.arrayBuffer();
+        outcome.answered += 1;
+      } catch {
+        // the connection died with a process
+      }
+    }
+  };
+  return { outcome, done: Promise.all(Array.from({ length: 30 }, (_, n) => client(n))).then(() => {}) };
+}
+
+/**
+ * After a crash and a takeover or restart, through the mock at `url`: every payout and paid payin
+ * answered is there, each referenceId once, the balance is what the payins credit and the payouts
+ * debit, and every event reaches the receiver, with one webhook-id per payin and status.
+ */
+export async function expectNothingLost(
+  url: string,
+  keys: { publicKey: string; secretKey: string },
+  outcome: LoadOutcome,
+  received: Received[],
+): Promise<void> {
+  const headers = { authorization: basic(keys) };
+  const listed: { id: string; amount: number; referenceId: string }[] = [];
+  for (let page = 1; ; page++) {
+    const res = await fetch(`${url}/payout?limit=100&page=${page}`, { headers });
+    const body = (await res.json()) as { data: typeof listed; meta: { totalPages: number } };
+    listed.push(...body.data);
+    if (page >= body.meta.totalPages) break;
+  }
+  const ids = new Set(listed.map((p) => p.id));
+  for (const id of outcome.createdPayouts) expect(ids.has(id), `payout ${id} answered 201`).toBe(true);
+  expect(new Set(listed.map((p) => p.referenceId)).size).toBe(listed.length);
+
+  const accounts = (await (await fetch(`${url}/_mock/accounts`, { headers: ADMIN })).json()) as {
+    data: { accountId: string; publicKey: string; balance: { available: number; pending: number } }[];
+  };
+  const own = accounts.data.find((a) => a.publicKey === keys.publicKey);
+  expect(own).toBeDefined();
+  const payins = (
+    (await (
+      await fetch(`${url}/_mock/payins?accountId=${own?.accountId}&limit=1000`, { headers: ADMIN })
+    ).json()) as { data: { id: string; status: string; netAmount: number | null }[] }
+  ).data;
+  expect(payins.length).toBeLessThan(1000);
+  const credited = payins.reduce((sum, p) => sum + (p.status === "APPROVED" ? (p.netAmount ?? 0) : 0), 0);
+  const debited = listed.reduce((sum, p) => sum + p.amount, 0);
+  expect(own?.balance.available).toBe(OPENING + credited - debited);
+
+  const approved = new Set(payins.filter((p) => p.status === "APPROVED").map((p) => p.id));
+  for (const id of outcome.paidPayins) expect(approved.has(id), `payin ${id} answered paid`).toBe(true);
+  await fetch(`${url}/_mock/webhooks/flush`, { method: "POST", headers: ADMIN });
+  await expect
+    .poll(() => new Set(received.filter((r) => r.status === "APPROVED").map((r) => r.id)).size, {
+      timeout: 20_000,
+    })
+    .toBe(approved.size);
+  const idsPerEvent = new Map<string, Set<string>>();
+  for (const r of received) {
+    const key = `${r.id}:${r.status}`;
+    idsPerEvent.set(key, (idsPerEvent.get(key) ?? new Set()).add(r.webhookId));
+  }
+  for (const [event, webhookIds] of idsPerEvent) expect(webhookIds.size, event).toBe(1);
+}
