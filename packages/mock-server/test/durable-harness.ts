@@ -12,6 +12,7 @@ import {
   createHttpControl,
   createMockServer,
   type MockControl,
+  type MockEngine,
 } from "../src/index.js";
 import { Persister } from "../src/stores/persister.js";
 import { migrate } from "../src/stores/sql/migrations.js";
@@ -88,6 +89,40 @@ export async function startDurableHarness(name: StoreName, options: CreateEngine
         expect(errors).toEqual([]);
       } finally {
         await mock.close();
+        await persister.saved().catch(() => {});
+        persister.stop();
+      }
+    },
+  };
+}
+
+/**
+ * An engine (no server) of the named kind: in memory, or with its state in a durable store emptied
+ * first. Closing a durable one checks that the store holds what the engine shows.
+ */
+export async function startEngine(
+  kind: "memory" | StoreName,
+  options: CreateEngineOptions,
+): Promise<{ engine: MockEngine; close(): Promise<void> }> {
+  if (kind === "memory") {
+    const engine = createEngine(options);
+    return { engine, close: async () => engine.close() };
+  }
+  const db = await databaseFor(kind);
+  await db.exec(`TRUNCATE ${TABLES.join(", ")}`);
+  const store = new SqlStateStore(db);
+  const errors: unknown[] = [];
+  const persister = new Persister(store, null, (error) => errors.push(error));
+  const engine = createEngine({ ...options, persistence: persister });
+  await persister.saved();
+  return {
+    engine,
+    async close() {
+      try {
+        await expectSavedAsLive(engine.control, store, options);
+        expect(errors).toEqual([]);
+      } finally {
+        engine.close();
         await persister.saved().catch(() => {});
         persister.stop();
       }
