@@ -40,8 +40,10 @@ beforeAll(() => {
     const name = `@paykit/${file.replace(/^paykit-/, "").replace(/-\d+\.\d+\.\d+.*\.tgz$/, "")}`;
     overrides[name] = `file:./tarballs/${file}`;
   }
-  // msw is an optional peer of the mock server: a merchant who imports @paykit/mock-server/msw has it.
-  const dependencies = { ...overrides, msw: "2.15.0" };
+  // msw, PGlite and pg are optional peers of the mock server: a merchant who imports
+  // @paykit/mock-server/msw has msw, one who keeps the mock's state in a directory or in PostgreSQL
+  // installs the driver (the README's commands).
+  const dependencies = { ...overrides, msw: "2.15.0", "@electric-sql/pglite": "0.5.16", pg: "8.23.1" };
   const manifest = { name: "merchant-app", private: true, dependencies, overrides };
   writeFileSync(join(project, "package.json"), JSON.stringify(manifest, null, 2));
   execFileSync("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", "--ignore-scripts"], {
@@ -167,19 +169,21 @@ describe("the README's npm path, from the installed tarballs", () => {
         detached: true,
       },
     );
+    const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
     const stop = () => {
       try {
         process.kill(-(child.pid as number), "SIGTERM");
       } catch {
         // already gone
       }
+      return exited;
     };
     let out = "";
     child.stdout.on("data", (chunk) => {
       out += chunk;
     });
     const deadline = Date.now() + 30_000;
-    while (!/http:\/\/127\.0\.0\.1:\d+/.test(out) || !/whsec_\S+/.test(out)) {
+    while (!/http:\/\/127\.0\.0\.1:\d+/.test(out) || !/State: .*\n/.test(out)) {
       if (Date.now() > deadline || child.exitCode !== null) {
         stop();
         throw new Error(`paykit-mock did not start: ${out}`);
@@ -229,6 +233,61 @@ describe("the README's npm path, from the installed tarballs", () => {
       expect(run(["--input-type=module", "-e", script]).trim()).toBe("AWAITING_APPROVAL APPROVED 403");
     } finally {
       stop();
+    }
+  });
+
+  it("`npx paykit-mock --data-dir DIR`: the sandbox survives a restart", async () => {
+    const dir = join(project, ".paykit-mock");
+    const first = await startInstalledMock(["--manual", "--data-dir", dir]);
+    let payinId: string;
+    try {
+      expect(first.out).toContain(`State: PGlite in ${dir}`);
+      const script = `
+        const { Paykit } = await import("@paykit/node");
+        const { samplePayin } = await import("@paykit/mock-server");
+        const paykit = new Paykit({ publicKey: ${JSON.stringify(first.publicKey)}, secretKey: ${JSON.stringify(first.secretKey)}, baseUrl: ${JSON.stringify(first.url)} });
+        console.log((await paykit.payins.create(samplePayin("PIX"))).id);`;
+      payinId = run(["--input-type=module", "-e", script]).trim();
+    } finally {
+      await first.stop();
+    }
+    const again = await startInstalledMock(["--manual", "--data-dir", dir]);
+    try {
+      expect([again.publicKey, again.secretKey]).toEqual([first.publicKey, first.secretKey]);
+      const script = `
+        const { Paykit } = await import("@paykit/node");
+        const paykit = new Paykit({ publicKey: ${JSON.stringify(again.publicKey)}, secretKey: ${JSON.stringify(again.secretKey)}, baseUrl: ${JSON.stringify(again.url)} });
+        console.log((await paykit.payins.retrieve(${JSON.stringify(payinId)})).status);`;
+      expect(run(["--input-type=module", "-e", script]).trim()).toBe("PENDING");
+    } finally {
+      await again.stop();
+    }
+  });
+
+  it("`npx paykit-mock --admin-token T --store postgres://…`: two processes serve one sandbox", async () => {
+    const { startPostgres } = await import("../../scripts/services.mjs");
+    const postgres = await startPostgres();
+    const args = ["--admin-token", "team-admin-token", "--store", postgres.url];
+    const leader = await startInstalledMock(args);
+    const follower = await startInstalledMock(args);
+    try {
+      expect(leader.out).toContain("(this process leads it)");
+      expect(follower.out).toContain("(another process leads it;");
+      expect(follower.publicKey).toBe(leader.publicKey);
+      const script = `
+        const { createHttpControl } = await import("@paykit/mock-server");
+        const { Paykit } = await import("@paykit/node");
+        const keys = await createHttpControl({ url: ${JSON.stringify(follower.url)} }).createAccount({ balance: 50_000 });
+        const viaFollower = new Paykit({ publicKey: keys.publicKey, secretKey: keys.secretKey, baseUrl: ${JSON.stringify(follower.url)} });
+        const viaLeader = new Paykit({ publicKey: keys.publicKey, secretKey: keys.secretKey, baseUrl: ${JSON.stringify(leader.url)} });
+        const payout = await viaFollower.payouts.create({ amount: 1_000, pixKey: "payouts@example.com", pixKeyType: "EMAIL", referenceId: "team-run-1" });
+        const page = await viaLeader.payouts.list({ referenceId: "team-run-1" });
+        console.log(page.data[0].id === payout.id, page.meta.total);`;
+      expect(run(["--input-type=module", "-e", script]).trim()).toBe("true 1");
+    } finally {
+      await follower.stop();
+      await leader.stop();
+      await postgres.stop();
     }
   });
 });
