@@ -4,7 +4,6 @@ import type { AccountTime } from "./account-time.js";
 import { DeliverySlots } from "./delivery-slots.js";
 import { ApiError } from "./errors.js";
 import type { UlidFactory } from "./ids.js";
-import type { SavedDelivery } from "./saved.js";
 import { type ScheduledTask, unrefTimer } from "./scheduler.js";
 import { childTraceparent, type TraceContext } from "./trace-context.js";
 
@@ -36,6 +35,19 @@ export interface WebhookDelivery {
   /** `pending` until a 2xx arrives (`delivered`) or the 8 attempts are spent (`failed`). */
   state: "pending" | "delivered" | "failed";
   attempts: WebhookAttempt[];
+}
+
+/** A webhook delivery as a durable store saves it: the log entry, the event, and when its next retry is due. */
+export interface SavedDelivery extends WebhookDelivery {
+  payload: string;
+  duplicate: boolean;
+  trace: TraceContext | null;
+  /** Attempts of the current cycle of retries. */
+  cycleAttempts: number;
+  /** When the next retry is due on the account's clock; null when none is waiting. */
+  retryAt: number | null;
+  /** When the delivery was queued, on its account's clock. */
+  createdAt: number;
 }
 
 /** The receiving side of deliveries: `fetch` or a stand-in (tests inject one). */

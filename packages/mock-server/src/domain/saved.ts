@@ -10,9 +10,9 @@ import type {
   PixKeyType,
 } from "@paykit/contract";
 import { Account, type CreateAccountParams, type PayoutApproval } from "./accounts.js";
+import type { SavedDelivery } from "./outbox.js";
 import type { PixDirectoryMode, PixKeyEntry } from "./pix-directory.js";
 import { PayinRecord, PayoutRecord, type StoredCard, type ThreeDSChallenge } from "./records.js";
-import type { TraceContext } from "./trace-context.js";
 
 /** An account as saved: keys, settings, running totals and its clock's offset. */
 export interface SavedAccount {
@@ -85,34 +85,6 @@ export interface SavedPayout {
   netAmount: number | null;
   failureCode: string | null;
   transitions: Transitions<KnownPayoutStatus>;
-}
-
-/** One attempt of a saved delivery. */
-export interface SavedAttempt {
-  at: string;
-  statusCode: number | null;
-  error: string | null;
-}
-
-/** A webhook delivery as saved: the event, its attempts, and when its next retry is due. */
-export interface SavedDelivery {
-  id: string;
-  webhookId: string;
-  accountId: string;
-  resource: "payin" | "payout";
-  resourceId: string;
-  status: string;
-  url: string;
-  state: "pending" | "delivered" | "failed";
-  attempts: SavedAttempt[];
-  payload: string;
-  duplicate: boolean;
-  trace: TraceContext | null;
-  /** Attempts of the current cycle of retries. */
-  cycleAttempts: number;
-  /** When the next retry is due on the account's clock; null when none is waiting. */
-  retryAt: number | null;
-  createdAt: number;
 }
 
 /** The sandbox itself: its clock, the default account, and the PIX keys registered at run time. */

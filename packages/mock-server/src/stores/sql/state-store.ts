@@ -2,15 +2,8 @@
 // holding a request's status changes, its balance totals and its webhook deliveries together, and the
 // whole state is read back at start. Rows keep the saved record as JSON beside the columns the schema
 // indexes and constrains (a payout's referenceId is unique per account, a balance never negative).
-import type {
-  SavedAccount,
-  SavedAttempt,
-  SavedDelivery,
-  SavedPayin,
-  SavedPayout,
-  SavedSandbox,
-  SavedState,
-} from "../../domain/saved.js";
+import type { SavedDelivery, WebhookAttempt } from "../../domain/outbox.js";
+import type { SavedAccount, SavedPayin, SavedPayout, SavedSandbox, SavedState } from "../../domain/saved.js";
 import { parseTraceparent } from "../../domain/trace-context.js";
 import type { SqlDatabase, SqlQueryable } from "./sql-client.js";
 
@@ -114,49 +107,8 @@ async function writeBatch(tx: SqlQueryable, b: SaveBatch): Promise<void> {
     await tx.query("DELETE FROM paykit_payouts WHERE id = ANY($1::text[])", [b.deletedPayouts]);
   if (b.deletedDeliveries.length > 0)
     await tx.query("DELETE FROM paykit_deliveries WHERE id = ANY($1::text[])", [b.deletedDeliveries]);
-  if (b.payins.length > 0) {
-    const rows = b.payins.map((p) => ({
-      id: p.id,
-      account_id: p.accountId,
-      reference_id: p.referenceId,
-      payment_method: p.paymentMethod,
-      status: p.status,
-      amount: p.amount,
-      created_ms: p.createdAt,
-      updated_ms: updatedAt(p),
-      record: p,
-    }));
-    await tx.query(
-      `INSERT INTO paykit_payins (id, account_id, reference_id, payment_method, status, amount, created_at, updated_at, record)
-       SELECT x.id, x.account_id, x.reference_id, x.payment_method, x.status, x.amount,
-              to_timestamp(x.created_ms / 1000.0), to_timestamp(x.updated_ms / 1000.0), x.record
-         FROM jsonb_to_recordset($1::jsonb) AS x(id text, account_id text, reference_id text, payment_method text,
-              status text, amount bigint, created_ms float8, updated_ms float8, record jsonb)
-       ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, updated_at = EXCLUDED.updated_at, record = EXCLUDED.record`,
-      [JSON.stringify(rows)],
-    );
-  }
-  if (b.payouts.length > 0) {
-    const rows = b.payouts.map((p) => ({
-      id: p.id,
-      account_id: p.accountId,
-      reference_id: p.referenceId,
-      status: p.status,
-      amount: p.amount,
-      created_ms: p.createdAt,
-      updated_ms: updatedAt(p),
-      record: p,
-    }));
-    await tx.query(
-      `INSERT INTO paykit_payouts (id, account_id, reference_id, status, amount, created_at, updated_at, record)
-       SELECT x.id, x.account_id, x.reference_id, x.status, x.amount,
-              to_timestamp(x.created_ms / 1000.0), to_timestamp(x.updated_ms / 1000.0), x.record
-         FROM jsonb_to_recordset($1::jsonb) AS x(id text, account_id text, reference_id text, status text,
-              amount bigint, created_ms float8, updated_ms float8, record jsonb)
-       ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, updated_at = EXCLUDED.updated_at, record = EXCLUDED.record`,
-      [JSON.stringify(rows)],
-    );
-  }
+  await upsertRecords(tx, "paykit_payins", b.payins);
+  await upsertRecords(tx, "paykit_payouts", b.payouts);
   if (b.deliveries.length > 0) {
     const rows = b.deliveries.map((d) => ({
       id: d.id,
@@ -213,6 +165,39 @@ async function writeBatch(tx: SqlQueryable, b: SaveBatch): Promise<void> {
   );
 }
 
+/**
+ * Writes payins or payouts, new or changed, in one statement: the saved record as JSON and the columns
+ * the schema indexes and constrains (a payin's method too).
+ */
+async function upsertRecords(
+  tx: SqlQueryable,
+  table: "paykit_payins" | "paykit_payouts",
+  records: readonly (SavedPayin | SavedPayout)[],
+): Promise<void> {
+  if (records.length === 0) return;
+  const method = table === "paykit_payins";
+  const rows = records.map((r) => ({
+    id: r.id,
+    account_id: r.accountId,
+    reference_id: r.referenceId,
+    payment_method: "paymentMethod" in r ? r.paymentMethod : null,
+    status: r.status,
+    amount: r.amount,
+    created_ms: r.createdAt,
+    updated_ms: updatedAt(r),
+    record: r,
+  }));
+  await tx.query(
+    `INSERT INTO ${table} (id, account_id, reference_id, ${method ? "payment_method, " : ""}status, amount, created_at, updated_at, record)
+     SELECT x.id, x.account_id, x.reference_id, ${method ? "x.payment_method, " : ""}x.status, x.amount,
+            to_timestamp(x.created_ms / 1000.0), to_timestamp(x.updated_ms / 1000.0), x.record
+       FROM jsonb_to_recordset($1::jsonb) AS x(id text, account_id text, reference_id text, payment_method text,
+            status text, amount bigint, created_ms float8, updated_ms float8, record jsonb)
+     ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, updated_at = EXCLUDED.updated_at, record = EXCLUDED.record`,
+    [JSON.stringify(rows)],
+  );
+}
+
 function updatedAt(record: { createdAt: number; transitions: { at: number }[] | null }): number {
   const t = record.transitions;
   return t === null || t.length === 0 ? record.createdAt : t[t.length - 1]!.at;
@@ -233,11 +218,11 @@ interface DeliveryRow {
   duplicate: boolean;
   retry_at_ms: number | null;
   created_ms: number;
-  attempts: SavedAttempt[] | string;
+  attempts: WebhookAttempt[] | string;
 }
 
 function deliveryFrom(r: DeliveryRow): SavedDelivery {
-  const attempts = typeof r.attempts === "string" ? (JSON.parse(r.attempts) as SavedAttempt[]) : r.attempts;
+  const attempts = typeof r.attempts === "string" ? (JSON.parse(r.attempts) as WebhookAttempt[]) : r.attempts;
   return {
     id: r.id,
     webhookId: r.webhook_id,
