@@ -55,7 +55,7 @@ export function databaseFor(name: StoreName): Promise<SqlDatabase> {
   return db;
 }
 
-const TABLES = [
+export const TABLES = [
   "paykit_delivery_attempts",
   "paykit_deliveries",
   "paykit_payins",
@@ -168,7 +168,7 @@ export async function startClusterHarness(options: CreateEngineOptions): Promise
   };
 }
 
-async function databaseName(db: SqlDatabase): Promise<string> {
+export async function databaseName(db: SqlDatabase): Promise<string> {
   const { rows } = await db.query<{ name: string }>("SELECT current_database() AS name");
   return rows[0]!.name;
 }

@@ -15,15 +15,17 @@
 // prints how often each route answered each status (coverage); PAYKIT_FUZZ_SCALE=10 runs 10x the cases.
 import { request as httpRequest } from "node:http";
 import * as fc from "fast-check";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, inject, it } from "vitest";
 import {
   createEngine,
   createMockServer,
   type MockEngine,
+  type MockServer,
   SAMPLE_CARD,
   samplePayin,
   samplePayout,
 } from "../src/index.js";
+import { databaseFor, databaseName, TABLES } from "./durable-harness.js";
 import { basic } from "./fixtures.js";
 
 const DEFAULT_SEED = 20_261_124;
@@ -687,7 +689,7 @@ const tally = (): Tally => ({
   findings: new Map(),
   statuses: new Map(),
 });
-const totals = { engine: tally(), http: tally() };
+const totals = { engine: tally(), http: tally(), cluster: tally() };
 
 interface Answer {
   status: number;
@@ -895,14 +897,14 @@ describe("fuzz: no input makes the mock answer 5xx or a non-JSON error", () => {
     process.off("uncaughtException", onUncaught);
     process.off("unhandledRejection", onUncaught);
     const all = tally();
-    for (const t of [totals.engine, totals.http]) {
+    for (const t of [totals.engine, totals.http, totals.cluster]) {
       all.cases += t.cases;
       all.fiveXX += t.fiveXX;
       all.nonJson += t.nonJson;
       for (const r of t.routes) all.routes.add(r);
     }
     console.log(
-      `fuzz: ${summary(all)} (engine ${totals.engine.cases}, http ${totals.http.cases}; seed ${SEED}, replay with PAYKIT_FUZZ_SEED=${SEED}${SCALE > 1 ? ` PAYKIT_FUZZ_SCALE=${SCALE}` : ""})`,
+      `fuzz: ${summary(all)} (engine ${totals.engine.cases}, http ${totals.http.cases}, cluster ${totals.cluster.cases}; seed ${SEED}, replay with PAYKIT_FUZZ_SEED=${SEED}${SCALE > 1 ? ` PAYKIT_FUZZ_SCALE=${SCALE}` : ""})`,
     );
     const missed = ROUTES.map((r) => `${r.method} ${r.path}`).filter((label) => !all.routes.has(label));
     if (missed.length > 0) console.log(`fuzz: routes never reached: ${missed.join(", ")}`);
@@ -992,59 +994,86 @@ describe("fuzz: no input makes the mock answer 5xx or a non-JSON error", () => {
     90_000 * SCALE,
   );
 
+  /** Batches of hostile requests over node:http to the mock `start` serves. */
+  async function httpBatches(
+    t: Tally,
+    start: () => Promise<{ url: string; account: MockServer["account"]; close(): Promise<void> }>,
+  ) {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.tuple(caseArb, hostArb), { minLength: BATCH.http, maxLength: BATCH.http }),
+        async (cases) => {
+          const mock = await start();
+          try {
+            const url = new URL(mock.url);
+            const ctx = freshCtx(mock.account, mock.url);
+            const send = (built: Built, host: string | null = null) => httpCall(url, built, host);
+            await seed(send, ctx);
+            let faultsInjected = false;
+            for (const [c, host] of cases) {
+              const built = build(c, ctx);
+              const answer = await send(built, host);
+              if (answer === "skipped") {
+                t.skipped += 1;
+                continue;
+              }
+              if (answer !== "dropped") {
+                if (built.path.startsWith("/_mock/faults") && answer.status === 201) faultsInjected = true;
+                try {
+                  harvest(ctx, JSON.parse(answer.text));
+                } catch {
+                  // an HTML page or a PDF
+                }
+              }
+              const finding = check(t, built, answer, faultsInjected);
+              if (finding && !SURVEY) throw new Error(`${finding} (Host: ${JSON.stringify(host)})`);
+            }
+            const sick = await stillHealthy(send, ctx, mock.account.accountId);
+            if (sick) {
+              record(t, `health ${sick.slice(0, 40)}`, `after the batch, ${sick}`);
+              if (!SURVEY) throw new Error(`after the batch, ${sick}`);
+            }
+          } finally {
+            await mock.close();
+          }
+        },
+      ),
+      {
+        seed: SEED,
+        numRuns: HTTP_BATCHES,
+        interruptAfterTimeLimit: HTTP_TIME_MS,
+        markInterruptAsFailure: false,
+        endOnFailure: true,
+      },
+    );
+    expect(unexpected.map(String)).toEqual([]);
+  }
+
   it(
     `http: ${HTTP_BATCHES} batches of ${BATCH.http} requests over node:http with hostile Host headers`,
-    async () => {
-      const t = totals.http;
-      await fc.assert(
-        fc.asyncProperty(
-          fc.array(fc.tuple(caseArb, hostArb), { minLength: BATCH.http, maxLength: BATCH.http }),
-          async (cases) => {
-            const mock = await createMockServer({ adminToken: ADMIN_TOKEN, fetch: noWebhooks });
-            try {
-              const url = new URL(mock.url);
-              const ctx = freshCtx(mock.account, mock.url);
-              const send = (built: Built, host: string | null = null) => httpCall(url, built, host);
-              await seed(send, ctx);
-              let faultsInjected = false;
-              for (const [c, host] of cases) {
-                const built = build(c, ctx);
-                const answer = await send(built, host);
-                if (answer === "skipped") {
-                  t.skipped += 1;
-                  continue;
-                }
-                if (answer !== "dropped") {
-                  if (built.path.startsWith("/_mock/faults") && answer.status === 201) faultsInjected = true;
-                  try {
-                    harvest(ctx, JSON.parse(answer.text));
-                  } catch {
-                    // an HTML page or a PDF
-                  }
-                }
-                const finding = check(t, built, answer, faultsInjected);
-                if (finding && !SURVEY) throw new Error(`${finding} (Host: ${JSON.stringify(host)})`);
-              }
-              const sick = await stillHealthy(send, ctx, mock.account.accountId);
-              if (sick) {
-                record(t, `health ${sick.slice(0, 40)}`, `after the batch, ${sick}`);
-                if (!SURVEY) throw new Error(`after the batch, ${sick}`);
-              }
-            } finally {
-              await mock.close();
-            }
+    () => httpBatches(totals.http, () => createMockServer({ adminToken: ADMIN_TOKEN, fetch: noWebhooks })),
+    60_000 * SCALE,
+  );
+
+  it(
+    "cluster: the same batches through a follower that relays them to the leader on one PostgreSQL store",
+    () =>
+      httpBatches(totals.cluster, async () => {
+        const db = await databaseFor("postgres");
+        await db.exec(`TRUNCATE ${TABLES.join(", ")}`);
+        const store = { url: inject("postgresUrl").replace(/\/[^/]*$/, `/${await databaseName(db)}`) };
+        const options = { adminToken: ADMIN_TOKEN, sharedSandbox: false, fetch: noWebhooks, store };
+        const leader = await createMockServer(options);
+        const follower = await createMockServer(options);
+        return {
+          url: follower.url,
+          account: follower.account,
+          async close() {
+            await follower.close();
+            await leader.close();
           },
-        ),
-        {
-          seed: SEED,
-          numRuns: HTTP_BATCHES,
-          interruptAfterTimeLimit: HTTP_TIME_MS,
-          markInterruptAsFailure: false,
-          endOnFailure: true,
-        },
-      );
-      expect(unexpected.map(String)).toEqual([]);
-    },
+        };
+      }),
     60_000 * SCALE,
   );
 });

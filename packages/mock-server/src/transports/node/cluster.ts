@@ -45,13 +45,19 @@ const PEER = {
   drop: "x-paykit-peer-drop",
   notLeader: "x-paykit-peer-not-leader",
 } as const;
+// Headers of one connection, not of the request (RFC 9110 section 7.6.1), plus the ones the relay sets
+// itself (host, content-length; `expect`: the body is already read).
 const HOP_BY_HOP = new Set([
   "connection",
   "keep-alive",
+  "proxy-connection",
   "transfer-encoding",
+  "te",
+  "trailer",
+  "upgrade",
   "host",
   "content-length",
-  "upgrade",
+  "expect",
 ]);
 
 /** Where the leader answers its peers, as it published it in the store. */
