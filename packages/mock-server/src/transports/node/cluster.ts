@@ -34,8 +34,8 @@ const LEADER_KEY = "leader";
 const ELECTION_INTERVAL_MS = 250;
 /** How long a process waits for a leader at start, and a request for one, in ms. */
 const LEADER_WAIT_MS = 30_000;
-/** A forwarded request's longest answer (a `latencyMs` fault may hold it), in ms. */
-const FORWARD_TIMEOUT_MS = 120_000;
+/** A forwarded request's longest wait: past the longest `latencyMs` fault (120 s), in ms. */
+const FORWARD_TIMEOUT_MS = 150_000;
 
 /** Headers a follower adds to a forwarded request; the leader trusts them only with its own token. */
 const PEER = {
