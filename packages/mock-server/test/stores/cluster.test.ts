@@ -173,6 +173,49 @@ describe("three paykit-mock processes on one PostgreSQL", () => {
     }
   }, 120_000);
 
+  it("a leader that hangs (SIGSTOP) is replaced; woken, it follows the new one", async () => {
+    const url = await newDatabase("cluster");
+    const processes: { child: ChildProcess; url: string }[] = [];
+    for (let i = 0; i < 2; i++) processes.push(await startMockProcess(KEYS, ["--store", url, "--manual"]));
+    const hung = await leaderPid(url);
+    const sleeper = processes.find((p) => p.child.pid === hung)!;
+    const other = processes.find((p) => p !== sleeper)!;
+    const headers = { authorization: basic(KEYS), "content-type": "application/json" };
+    const create = (target: string, referenceId: string) =>
+      fetch(`${target}/payout`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify(payoutBody({ referenceId, amount: 1_000 })),
+        signal: AbortSignal.timeout(5_000),
+      }).then(
+        (res) => res.status,
+        () => 0,
+      );
+    expect(await create(other.url, "before")).toBe(201);
+    process.kill(hung, "SIGSTOP");
+    try {
+      // its session stays open, but its heartbeat stops: the other process ends that session and leads
+      const started = Date.now();
+      await expect.poll(() => leaderPid(url), { timeout: 40_000, interval: 250 }).toBe(other.child.pid);
+      console.log(`a hung leader was replaced after ${Date.now() - started} ms`);
+      expect(await create(other.url, "during")).toBe(201);
+    } finally {
+      process.kill(hung, "SIGCONT");
+    }
+    // woken, it finds its session gone and forwards to the new leader
+    let n = 0;
+    await expect
+      .poll(() => create(sleeper.url, `after-${n++}`), { timeout: 30_000, interval: 250 })
+      .toBe(201);
+    const listed = await fetch(`${other.url}/payout?limit=100`, { headers });
+    const refs = ((await listed.json()) as { data: { referenceId: string }[] }).data.map(
+      (p) => p.referenceId,
+    );
+    expect(refs).toContain("before");
+    expect(refs).toContain("during");
+    expect(new Set(refs).size).toBe(refs.length);
+  }, 120_000);
+
   it("kill -9 of the leader under load: another takes over, nothing answered is lost, every event is sent once", async () => {
     const url = await newDatabase("cluster");
     const hook = await webhookReceiver();

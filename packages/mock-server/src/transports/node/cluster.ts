@@ -32,6 +32,13 @@ const LEADER_LOCK = 0x7061796c; // "payl"
 const LEADER_KEY = "leader";
 /** How often a follower tries for the lock, in ms. */
 const ELECTION_INTERVAL_MS = 250;
+/** How often the leader writes that it is alive, in ms. */
+const BEAT_INTERVAL_MS = 1_000;
+/**
+ * A leader that has not written for this long is hung (stopped, or its event loop stuck): a follower
+ * ends its database session, which frees the lock. Its connection alone would keep it forever.
+ */
+const STALE_LEADER_MS = 15_000;
 /** How long a process waits for a leader at start, and a request for one, in ms. */
 const LEADER_WAIT_MS = 30_000;
 /** A forwarded request's longest wait: past the longest `latencyMs` fault (120 s), in ms. */
@@ -65,6 +72,10 @@ interface LeaderInfo {
   url: string;
   token: string;
   pid: number;
+  /** Its database session's backend pid, which holds the lock. */
+  backendPid: number;
+  /** The database's clock (epoch ms) at its last heartbeat. */
+  beat: number;
 }
 
 /** Options of {@link clusterMember}. */
@@ -115,6 +126,7 @@ class Member implements ClusterMember {
   #electionTimer: ReturnType<typeof setTimeout> | undefined;
   #electing: Promise<void> | null = null;
   #shutdown: Promise<void> | null = null;
+  #lastBeat = 0;
 
   constructor(options: Omit<ClusterOptions, "peerUrl">) {
     this.#options = options;
@@ -184,7 +196,11 @@ class Member implements ClusterMember {
   #elect(): Promise<void> {
     this.#electing ??= (async () => {
       try {
-        if (this.#role === "stopped" || this.#role === "leader") return;
+        if (this.#role === "stopped") return;
+        if (this.#role === "leader") {
+          if (this.#session !== null) await this.#beat(this.#session);
+          return;
+        }
         const session = this.#session ?? (await this.#connect());
         if (await session.tryHoldLock?.(LEADER_LOCK)) await this.#lead(session);
         else await this.#follow(session);
@@ -202,12 +218,15 @@ class Member implements ClusterMember {
     try {
       await persister.saved();
       this.#token = randomToken();
-      const info: LeaderInfo = { url: this.#peerUrl, token: this.#token, pid: process.pid };
+      const info = { url: this.#peerUrl, token: this.#token, pid: process.pid };
       await session.query(
-        `INSERT INTO paykit_sandbox (key, value) VALUES ($1, $2::jsonb)
+        `INSERT INTO paykit_sandbox (key, value)
+         VALUES ($1, $2::jsonb || jsonb_build_object('backendPid', pg_backend_pid(),
+                 'beat', extract(epoch FROM clock_timestamp()) * 1000))
          ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
         [LEADER_KEY, JSON.stringify(info)],
       );
+      this.#lastBeat = Date.now();
     } catch (error) {
       persister.stop();
       engine.close();
@@ -226,12 +245,35 @@ class Member implements ClusterMember {
     this.#role = "leader";
   }
 
+  /** The leader's heartbeat: the row it published, stamped with the database's clock. */
+  async #beat(session: SqlDatabase): Promise<void> {
+    if (Date.now() - this.#lastBeat < BEAT_INTERVAL_MS) return;
+    this.#lastBeat = Date.now();
+    await session.query(
+      `UPDATE paykit_sandbox
+          SET value = jsonb_set(value, '{beat}', to_jsonb(extract(epoch FROM clock_timestamp()) * 1000))
+        WHERE key = $1 AND value->>'token' = $2`,
+      [LEADER_KEY, this.#token],
+    );
+  }
+
   async #follow(session: SqlDatabase): Promise<void> {
-    const { rows } = await session.query<{ key: string; value: unknown }>(
-      "SELECT key, value FROM paykit_sandbox WHERE key = ANY($1::text[])",
+    const { rows } = await session.query<{ key: string; value: unknown; now: number }>(
+      `SELECT key, value, extract(epoch FROM clock_timestamp()) * 1000 AS now
+         FROM paykit_sandbox WHERE key = ANY($1::text[])`,
       [[LEADER_KEY, "state"]],
     );
-    const leader = rows.find((r) => r.key === LEADER_KEY)?.value as LeaderInfo | undefined;
+    const leaderRow = rows.find((r) => r.key === LEADER_KEY);
+    const leader = leaderRow?.value as LeaderInfo | undefined;
+    if (leader !== undefined && Number(leaderRow?.now) - leader.beat > STALE_LEADER_MS) {
+      // Hung, not dead: end the session that holds the lock (only if it still does), so that the next
+      // try takes it. The hung process finds its session gone when it wakes, and follows.
+      await session.query(
+        `SELECT pg_terminate_backend(pid) FROM pg_locks
+          WHERE locktype = 'advisory' AND granted AND pid = $1 AND objid = $2::bigint::oid`,
+        [leader.backendPid, LEADER_LOCK],
+      );
+    }
     const sandbox = rows.find((r) => r.key === "state")?.value as SavedSandbox | undefined;
     this.#leader = leader ?? null;
     if (sandbox !== undefined) {
