@@ -89,6 +89,17 @@ describe("mock processes sharing one PostgreSQL store", () => {
     await expect(fetch(`${b.url}/payout`, { headers })).rejects.toThrow();
   }, 60_000);
 
+  it("refuse to start, saying where, when the database cannot be reached (the password is not shown)", async () => {
+    const start = createMockServer({
+      store: { url: "postgres://paykit:s3cret@127.0.0.1:1/sandbox" },
+      adminToken: ADMIN_TOKEN,
+    });
+    await expect(start).rejects.toThrow(
+      /could not connect to the PostgreSQL store at postgres:\/\/paykit@127\.0\.0\.1:1\/sandbox: .*ECONNREFUSED/,
+    );
+    await expect(start).rejects.not.toThrow(/s3cret/);
+  });
+
   it("hand over to a follower when the leader stops: nothing saved is lost", async () => {
     const url = await newDatabase("cluster");
     const a = await member(url);

@@ -128,7 +128,14 @@ export async function openPostgresSession(
   };
   client.on("error", loseOnce);
   client.on("end", () => loseOnce());
-  await client.connect();
+  try {
+    await client.connect();
+  } catch (cause) {
+    throw new Error(
+      `could not connect to the PostgreSQL store at ${shownUrl(url)}: ${(cause as Error).message}`,
+      { cause },
+    );
+  }
   // one statement or transaction at a time on the one connection
   let queue: Promise<unknown> = Promise.resolve();
   const serialized = <T>(work: () => Promise<T>): Promise<T> => {
@@ -201,4 +208,14 @@ export async function openPglite(dataDir: string): Promise<SqlDatabase> {
       ),
     close: () => db.close(),
   };
+}
+
+/** A database URL without its password, for messages. */
+export function shownUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.username ? `${parsed.username}@` : ""}${parsed.host}${parsed.pathname}`;
+  } catch {
+    return "the given URL";
+  }
 }

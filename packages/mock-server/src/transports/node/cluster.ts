@@ -158,8 +158,17 @@ class Member implements ClusterMember {
   }
 
   async #connect(): Promise<SqlDatabase> {
-    const session = await openPostgresSession(this.#options.url, (error) => this.#lost(session, error));
-    await migrate(session);
+    // `onLost` may fire while connecting (a refused connection ends it): before there is a session
+    let session: SqlDatabase | undefined;
+    session = await openPostgresSession(this.#options.url, (error) => {
+      if (session !== undefined) this.#lost(session, error);
+    });
+    try {
+      await migrate(session);
+    } catch (error) {
+      await session.close();
+      throw error;
+    }
     this.#session = session;
     return session;
   }

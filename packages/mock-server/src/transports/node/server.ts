@@ -2,6 +2,7 @@ import type { AccountKeys } from "../../domain/accounts.js";
 import type { MockControl } from "../../domain/control.js";
 import { type CreateEngineOptions, createEngine, type MockEngine } from "../../http/engine.js";
 import { type MockStoreOption, openDurableStore } from "../../stores/open-store.js";
+import { shownUrl } from "../../stores/sql/sql-client.js";
 import { clusterMember } from "./cluster.js";
 import { listen } from "./listen.js";
 
@@ -169,13 +170,4 @@ async function serveCluster(
     close,
     [Symbol.asyncDispose]: close,
   };
-}
-
-function shownUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    return `${parsed.protocol}//${parsed.username ? `${parsed.username}@` : ""}${parsed.host}${parsed.pathname}`;
-  } catch {
-    return "the given URL";
-  }
 }
