@@ -2,8 +2,9 @@
 // take the shapes of `/_mock/clock`; an account's clock is the sandbox clock plus its own offset, and
 // its expiries, night limit and webhook retries run on it, while other accounts' do not move. Moving the
 // sandbox clock moves every account. Over every transport (node:http reaches the control API over HTTP).
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { samplePayin, samplePayout } from "../src/index.js";
+import { warmStore } from "./durable-harness.js";
 import { basic, type Harness, startHarness, TRANSPORTS_AND_STORES } from "./fixtures.js";
 
 const HOUR = 3_600_000;
@@ -27,6 +28,7 @@ async function call(
 }
 
 describe.each(TRANSPORTS_AND_STORES)("an account's own clock, over %s", (transport) => {
+  beforeAll(() => warmStore(transport), 120_000);
   it("expires only that account's payins; the sandbox clock moves everyone", async () => {
     const mock = await startHarness(transport, { autoAdvance: false });
     try {

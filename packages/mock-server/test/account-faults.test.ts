@@ -1,10 +1,12 @@
 // Faults scoped to one account (issue 15, isolation for teams): a fault naming `accountId` applies only
 // to requests authenticated as that account, so parallel runs sharing one mock never trip over each
 // other's faults. Over every transport; over node:http the control API is reached over HTTP.
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
+import { warmStore } from "./durable-harness.js";
 import { basic, startHarness, TRANSPORTS_AND_STORES } from "./fixtures.js";
 
 describe.each(TRANSPORTS_AND_STORES)("faults naming an account, over %s", (transport) => {
+  beforeAll(() => warmStore(transport), 120_000);
   it("apply to that account's requests only; others, and unauthenticated ones, pass", async () => {
     const mock = await startHarness(transport, { autoAdvance: false });
     try {

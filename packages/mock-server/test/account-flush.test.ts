@@ -1,11 +1,13 @@
 // `flushWebhooks(accountId)` (`POST /_mock/webhooks/flush?accountId=`, issue 15, isolation for teams): a
 // test run on a shared sandbox flushes its own account's held events and due retries, and waits only for
 // its own attempts, never for another account's receiver.
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { samplePayin } from "../src/index.js";
+import { warmStore } from "./durable-harness.js";
 import { basic, startHarness, TRANSPORTS_AND_STORES } from "./fixtures.js";
 
 describe.each(TRANSPORTS_AND_STORES)("an account's own webhook flush, over %s", (transport) => {
+  beforeAll(() => warmStore(transport), 120_000);
   it("sends only that account's held events and does not wait for another account's hanging receiver", async () => {
     const hanging: (() => void)[] = [];
     const received: string[] = [];

@@ -2,8 +2,9 @@
 // created, its id, API keys and webhook secret kept, and every other account untouched. Over every
 // transport; over node:http the control API is reached over HTTP.
 import { setTimeout as sleep } from "node:timers/promises";
-import { describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { samplePayin, samplePayout } from "../src/index.js";
+import { warmStore } from "./durable-harness.js";
 import { basic, startHarness, TRANSPORTS_AND_STORES } from "./fixtures.js";
 
 const json = async (r: Response | "dropped") => {
@@ -12,6 +13,7 @@ const json = async (r: Response | "dropped") => {
 };
 
 describe.each(TRANSPORTS_AND_STORES)("resetting one account, over %s", (transport) => {
+  beforeAll(() => warmStore(transport), 120_000);
   it("clears its payins, payouts, deliveries and faults, restores its settings and balance, keeps its keys", async () => {
     const delivered: string[] = [];
     const mock = await startHarness(transport, {

@@ -1,4 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { warmStore } from "./durable-harness.js";
 import {
   apiOf,
   cardPayin,
@@ -28,6 +29,7 @@ function expectHistory(history: { status: string; at: string }[] | undefined, st
 // The merchant dashboard and the control lists it reads, over the same three transports as the
 // scenario suite (DESIGN.md section 3: the dashboard's manual approval).
 describe.each(TRANSPORTS_AND_STORES)("the dashboard and its control lists over %s", (transport) => {
+  beforeAll(() => warmStore(transport), 120_000);
   let h: Harness;
   let api: ReturnType<typeof apiOf>;
   beforeEach(async () => {

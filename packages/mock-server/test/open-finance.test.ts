@@ -1,4 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { warmStore } from "./durable-harness.js";
 import { apiOf, type Harness, openFinancePayin, startHarness, TRANSPORTS_AND_STORES } from "./fixtures.js";
 
 const STORE = "https://loja.example/pedido?o=42";
@@ -6,6 +7,7 @@ const STORE = "https://loja.example/pedido?o=42";
 // The redirect to the mock bank and back (DESIGN.md section 3: `openFinanceRedirectUrl` serves the
 // bank's authorization page), over the same three transports as the scenario suite.
 describe.each(TRANSPORTS_AND_STORES)("the open finance bank page over %s", (transport) => {
+  beforeAll(() => warmStore(transport), 120_000);
   let h: Harness;
   let api: ReturnType<typeof apiOf>;
   beforeEach(async () => {

@@ -2,11 +2,13 @@
 // matches pixKeyType is found, except notfound@bank.test; its holder is derived from the key, the same
 // key always giving the same beneficiary; seeded keys keep their holders. Strict is opt-in.
 import { isValidCnpj, isValidCpf } from "@paykit/contract";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { derivedHolder } from "../src/domain/pix-directory.js";
+import { warmStore } from "./durable-harness.js";
 import { apiOf, type Harness, payoutBody, startHarness, TRANSPORTS_AND_STORES } from "./fixtures.js";
 
 describe.each(TRANSPORTS_AND_STORES)("the PIX key directory over %s", (transport) => {
+  beforeAll(() => warmStore(transport), 120_000);
   let h: Harness;
   let api: ReturnType<typeof apiOf>;
   beforeEach(async () => {

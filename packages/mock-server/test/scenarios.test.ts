@@ -1,5 +1,6 @@
 import { parseBoletoLine, parseBrCode } from "@paykit/contract";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { warmStore } from "./durable-harness.js";
 import {
   apiOf,
   basic,
@@ -18,6 +19,7 @@ import {
 // One scenario suite, three transports (STYLE.md: engine tests open no port; the same scenarios then
 // run over node:http and msw).
 describe.each([...TRANSPORTS_AND_STORES, "cluster" as const])("the mock service over %s", (transport) => {
+  beforeAll(() => warmStore(transport), 120_000);
   let h: Harness;
   let api: ReturnType<typeof apiOf>;
   beforeEach(async () => {

@@ -2,9 +2,9 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { WEBHOOK_RETRY_DELAYS_MS } from "@paykit/contract";
 import { Webhook } from "standardwebhooks";
-import { afterEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { MockEngine, WebhookFetch } from "../src/index.js";
-import { startEngine } from "./durable-harness.js";
+import { startEngine, warmStore } from "./durable-harness.js";
 import { basic, cardPayin, payoutBody, pixPayin } from "./fixtures.js";
 
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
@@ -46,6 +46,7 @@ async function post(engine: MockEngine, path: string, body: unknown, keys = engi
 describe.each(["memory", "pglite", "postgres"] as const)(
   "the webhook outbox, state in %s (DESIGN.md sections 2 and 6, Webhooks)",
   (kind) => {
+    beforeAll(() => warmStore(kind), 120_000);
     const cleanups: Array<() => void | Promise<void>> = [];
     afterEach(async () => {
       for (const cleanup of cleanups.splice(0)) await cleanup();
