@@ -5,7 +5,7 @@
 // workspace from the lockfile, installs Debian's Chromium when the browser tests need it, then runs
 // the named root script with pnpm.
 import { execFileSync, spawnSync } from "node:child_process";
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -114,17 +114,53 @@ function testTotals() {
   return { passed, failed, skipped };
 }
 
+// turbo's run summary (`--summarize` in the verify script): the slowest tasks, each with when it started
+// and ended in the run, so that a slow CI run shows its critical path.
+function printSlowestTasks(since) {
+  const runs = join(root, ".turbo", "runs");
+  if (!existsSync(runs)) return;
+  const newest = readdirSync(runs)
+    .filter((name) => name.endsWith(".json"))
+    .map((name) => join(runs, name))
+    .filter((path) => statSync(path).mtimeMs >= since)
+    .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs)[0];
+  if (newest === undefined) return;
+  const summary = JSON.parse(readFileSync(newest, "utf8"));
+  const t0 = summary.execution.startTime;
+  const tasks = summary.tasks
+    .filter((t) => t.execution?.endTime > 0)
+    .map((t) => ({ id: t.taskId, start: t.execution.startTime - t0, end: t.execution.endTime - t0 }))
+    .sort((a, b) => b.end - b.start - (a.end - a.start))
+    .slice(0, 10);
+  const s = (ms) => `${(ms / 1000).toFixed(0)} s`.padStart(5);
+  console.log(`\nSlowest tasks of ${s(summary.execution.endTime - t0).trim()} (start → end, duration):`);
+  for (const t of tasks) console.log(`  ${s(t.start)} → ${s(t.end)}  ${s(t.end - t.start)}  ${t.id}`);
+}
+
 const started = Date.now();
 if (task === "verify") {
   for (const project of testProjects) rmSync(join(project, "test-results", "vitest.json"), { force: true });
 }
+// The demo needs the root's tools and the checkout example with the packages it uses, nothing of
+// what only the tests run: the runtime matrix's Bun, Deno, workerd and other Node versions, the
+// recipes' Bun and Workers (hundreds of MB). `npm test` installs the whole workspace.
+const DEMO_PROJECTS = ["--filter", ".", "--filter", "@paykit-examples/checkout-page..."];
+
 ensurePnpm();
-step("pnpm install --frozen-lockfile");
-run("pnpm", ["install", "--frozen-lockfile", "--prefer-offline"]);
+const install = [
+  "install",
+  "--frozen-lockfile",
+  "--prefer-offline",
+  ...(task === "demo" ? DEMO_PROJECTS : []),
+];
+step(`pnpm ${install.join(" ")}`);
+run("pnpm", install);
 if (task === "verify") ensureTestServices();
 step(`pnpm run ${task}`);
+const verifyStarted = Date.now();
 const result = spawnSync("pnpm", ["run", task, ...rest], { cwd: root, stdio: "inherit", env: process.env });
 if (task === "verify") {
+  printSlowestTasks(verifyStarted);
   const { passed, failed, skipped } = testTotals();
   console.log(`\nTests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
 }

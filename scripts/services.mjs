@@ -1,16 +1,14 @@
 // Real Redis and PostgreSQL servers for tests: Debian's `redis-server` and `postgresql` (installed by
 // scripts/run.mjs before the tests), started on 127.0.0.1 on a free port with a temporary data directory,
 // and stopped (data removed) by `stop()`. Never a mock of them, never Docker.
-import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+// Each server runs in a process group of its own, killed with this process however it ends
+// (scripts/processes.mjs), its data directory removed with it.
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-
-const running = new Set();
-process.once("exit", () => {
-  for (const child of running) child.kill("SIGKILL");
-});
+import { removeDir, removeOnExit, spawnGroup, stopGroup } from "./processes.mjs";
 
 /** A free TCP port on 127.0.0.1 (the OS picks it; the server binds it a moment later). */
 export function freePort() {
@@ -41,22 +39,12 @@ function waitFor(check, what, timeoutMs = 30_000) {
 }
 
 function stopChild(child, signal) {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((resolve) => {
-    const force = setTimeout(() => child.kill("SIGKILL"), 10_000);
-    child.once("exit", () => {
-      clearTimeout(force);
-      resolve();
-    });
-    child.kill(signal);
-  });
+  return stopGroup(child, { signal, graceMs: 10_000 });
 }
 
 function track(child, name, log) {
-  running.add(child);
   child.stdout?.on("data", (chunk) => log.push(String(chunk)));
   child.stderr?.on("data", (chunk) => log.push(String(chunk)));
-  child.once("exit", () => running.delete(child));
   child.once("error", (error) => log.push(`${name}: ${error.message}`));
 }
 
@@ -71,10 +59,10 @@ export async function startRedis() {
     throw new Error(
       "redis-server is not installed: run the tests through `npm test` (scripts/run.mjs installs it)",
     );
-  const dir = mkdtempSync(join(tmpdir(), "paykit-redis-"));
+  const dir = removeOnExit(mkdtempSync(join(tmpdir(), "paykit-redis-")));
   const port = await freePort();
   const log = [];
-  const child = spawn(
+  const child = spawnGroup(
     "/usr/bin/redis-server",
     [
       "--port",
@@ -101,6 +89,7 @@ export async function startRedis() {
     );
   } catch (error) {
     await stopChild(child, "SIGKILL");
+    removeDir(dir);
     throw new Error(`${error.message}\n${log.join("").slice(-2000)}`);
   }
   return {
@@ -108,7 +97,7 @@ export async function startRedis() {
     port,
     async stop() {
       await stopChild(child, "SIGTERM");
-      rmSync(dir, { recursive: true, force: true });
+      removeDir(dir);
     },
   };
 }
@@ -145,7 +134,7 @@ export async function startPostgres() {
     throw new Error(
       "PostgreSQL is not installed: run the tests through `npm test` (scripts/run.mjs installs it)",
     );
-  const dir = mkdtempSync(join(tmpdir(), "paykit-pg-"));
+  const dir = removeOnExit(mkdtempSync(join(tmpdir(), "paykit-pg-")));
   const data = join(dir, "data");
   // PostgreSQL refuses to run as root: run it as the `postgres` user the Debian package creates.
   const user = process.getuid?.() === 0 ? postgresUser() : {};
@@ -157,7 +146,7 @@ export async function startPostgres() {
   );
   const port = await freePort();
   const log = [];
-  const child = spawn(
+  const child = spawnGroup(
     join(bin, "postgres"),
     [
       "-D",
@@ -191,7 +180,7 @@ export async function startPostgres() {
     }, "postgres");
   } catch (error) {
     await stopChild(child, "SIGKILL");
-    rmSync(dir, { recursive: true, force: true });
+    removeDir(dir);
     throw new Error(`${error.message}\n${log.join("").slice(-2000)}`);
   }
   return {
@@ -199,7 +188,7 @@ export async function startPostgres() {
     port,
     async stop() {
       await stopChild(child, "SIGINT");
-      rmSync(dir, { recursive: true, force: true });
+      removeDir(dir);
     },
   };
 }

@@ -1,16 +1,4 @@
-import { defineProject } from "vitest/config";
+import { testProject } from "../../tests/support/vitest.shared.js";
 
-export default defineProject({
-  // Workspace packages resolve to src/ through the @paykit/source condition. Vitest runs Node tests in
-  // Vite's SSR environment, which takes its conditions from ssr.resolve: both lists need it, or tests
-  // would load a (possibly stale) dist/.
-  resolve: { conditions: ["@paykit/source", "module", "browser", "development|production"] },
-  ssr: { resolve: { conditions: ["@paykit/source", "module", "node", "development|production"] } },
-  test: {
-    name: "example-checkout-page",
-    include: ["test/**/*.test.ts"],
-    // The demo's process run and the real-browser tests each start their own mock and backend.
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
-  },
-});
+// The demo's process run and the real-browser tests each start their own mock and backend.
+export default testProject({ name: "example-checkout-page", include: ["test/**/*.test.ts"] });

@@ -1,10 +1,3 @@
-import { defineProject } from "vitest/config";
+import { testProject } from "../../tests/support/vitest.shared.js";
 
-export default defineProject({
-  // Workspace packages resolve to src/ through the @paykit/source condition. Vitest runs Node tests in
-  // Vite's SSR environment, which takes its conditions from ssr.resolve: both lists need it, or tests
-  // would load a (possibly stale) dist/.
-  resolve: { conditions: ["@paykit/source", "module", "browser", "development|production"] },
-  ssr: { resolve: { conditions: ["@paykit/source", "module", "node", "development|production"] } },
-  test: { name: "example-payout-reconciliation", include: ["test/**/*.test.ts"] },
-});
+export default testProject({ name: "example-payout-reconciliation", include: ["test/**/*.test.ts"] });

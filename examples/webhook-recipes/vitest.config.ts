@@ -1,16 +1,10 @@
-import { defineProject } from "vitest/config";
+import { testProject } from "../../tests/support/vitest.shared.js";
 
-export default defineProject({
-  // Workspace packages resolve to src/ through the @paykit/source condition (as in the other examples);
-  // the Bun, Workers and Edge runs bundle or resolve the built packages (dist).
-  resolve: { conditions: ["@paykit/source", "module", "browser", "development|production"] },
-  // No "module" condition on the SSR side: Node loads external packages, and a "module" build made for
-  // bundlers (OpenTelemetry's, with extensionless imports) fails there.
-  ssr: { resolve: { conditions: ["@paykit/source", "node", "development|production"] } },
-  test: {
-    name: "example-webhook-recipes",
-    include: ["test/**/*.test.ts"],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-  },
+// The Bun, Workers and Edge runs bundle or resolve the built packages (dist): the turbo `test` task
+// depends on `^build`. No "module" condition on the Node side: OpenTelemetry's build for bundlers
+// (extensionless imports) fails there.
+export default testProject({
+  name: "example-webhook-recipes",
+  include: ["test/**/*.test.ts"],
+  moduleCondition: false,
 });

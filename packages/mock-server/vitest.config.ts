@@ -1,25 +1,16 @@
-import { defineProject } from "vitest/config";
+import { testProject } from "../../tests/support/vitest.shared.js";
 
-export default defineProject({
-  // Workspace packages resolve to src/ through the @paykit/source condition. Vitest runs Node tests in
-  // Vite's SSR environment, which takes its conditions from ssr.resolve: both lists need it, or tests
-  // would load a (possibly stale) dist/.
-  resolve: { conditions: ["@paykit/source", "module", "browser", "development|production"] },
-  ssr: { resolve: { conditions: ["@paykit/source", "module", "node", "development|production"] } },
-  test: {
-    name: "mock-server",
-    // Generous for a loaded 2-core CI machine, where turbo runs every package\'s tests at once.
-    testTimeout: 30_000,
-    // A test file's first durable harness creates its PGlite database (initdb in WASM: ~2.5 s alone,
-    // 18 s seen on a loaded CI machine) in a beforeEach.
-    hookTimeout: 60_000,
-    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-    // PostgreSQL for the acceptance suites' `postgres` store and the multi-process tests.
-    globalSetup: ["./test/setup/postgres.global.ts"],
-    typecheck: {
-      enabled: true,
-      include: ["src/**/*.test-d.ts", "test/**/*.test-d.ts"],
-      tsconfig: "./tsconfig.json",
-    },
-  },
+export default testProject({
+  name: "mock-server",
+  // A test file's first durable harness creates its PGlite database (initdb in WASM: ~2.5 s alone,
+  // 18 s seen on a loaded CI machine) in a beforeAll; the migration tests make theirs inside the test
+  // (over 30 s seen with the machine's load at 15).
+  testTimeout: 90_000,
+  hookTimeout: 120_000,
+  // PostgreSQL for the `postgres` store and the multi-process tests: started by the first file that
+  // asks for it (tests/support/services.ts), one server for the run.
+  globalSetup: ["../../tests/support/services.global.ts"],
+  // The longest suite of `npm test`: three files at a time (the scenario suite is one file per store),
+  // as much of it waits on PostgreSQL, PGlite's disk and its own HTTP servers.
+  maxWorkers: 3,
 });

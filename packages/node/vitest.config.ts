@@ -1,21 +1,5 @@
-import { defineProject } from "vitest/config";
+import { testProject } from "../../tests/support/vitest.shared.js";
 
-export default defineProject({
-  // Workspace packages resolve to src/ through the @paykit/source condition. Vitest runs Node tests in
-  // Vite's SSR environment, which takes its conditions from ssr.resolve: both lists need it, or tests
-  // would load a (possibly stale) dist/. No "module" condition on the SSR side: Node loads external
-  // packages, and a "module" build made for bundlers (OpenTelemetry's, with extensionless imports) fails there.
-  resolve: { conditions: ["@paykit/source", "module", "browser", "development|production"] },
-  ssr: { resolve: { conditions: ["@paykit/source", "node", "development|production"] } },
-  test: {
-    name: "node",
-    // Generous for a loaded 2-core CI machine, where turbo runs every package\'s tests at once.
-    testTimeout: 30_000,
-    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
-    typecheck: {
-      enabled: true,
-      include: ["src/**/*.test-d.ts", "test/**/*.test-d.ts"],
-      tsconfig: "./tsconfig.json",
-    },
-  },
-});
+// No "module" condition on the Node side: OpenTelemetry's build for bundlers (extensionless imports)
+// fails there.
+export default testProject({ name: "node", moduleCondition: false });

@@ -1,5 +1,10 @@
-import { defineProject } from "vitest/config";
+import { testProject } from "../support/vitest.shared.js";
 
-export default defineProject({
-  test: { name: "packaging", include: ["*.test.ts"], testTimeout: 180_000, hookTimeout: 240_000 },
+// Packs the built packages and installs the tarballs into fresh projects.
+export default testProject({
+  name: "packaging",
+  packages: "dist",
+  include: ["*.test.ts"],
+  testTimeout: 180_000,
+  hookTimeout: 240_000,
 });

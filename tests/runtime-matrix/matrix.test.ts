@@ -1,4 +1,4 @@
-import { execFile, execFileSync } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import {
   copyFileSync,
   mkdirSync,
@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runGroup } from "../../scripts/processes.mjs";
 
 // The runtimes we promise, each running one scenario (payin, signed webhook, two typed errors) on
 // the packed tarballs installed into a fresh project, against the mock started from that same install.
@@ -227,36 +228,29 @@ afterAll(async () => {
 
 const settled = new Map<string, "ok" | "failed">();
 
-function runScenario(runtime: Runtime): Promise<Record<string, string>> {
-  return new Promise((resolve, reject) => {
-    execFile(
-      runtime.command,
-      runtime.args,
-      {
-        cwd: project,
-        timeout: PER_RUNTIME_MS,
-        env: { ...process.env, PAYKIT_MATRIX_CONFIG: config, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
-        maxBuffer: 4 * 1024 * 1024,
-      },
-      (error, stdout, stderr) => {
-        const line = stdout.split("\n").find((l) => l.startsWith("RESULT "));
-        if (error || !line) {
-          settled.set(runtime.name, "failed");
-          console.log(`runtime-matrix: ${runtime.name} FAILED`);
-          reject(
-            new Error(`${runtime.name} failed (${error?.message ?? "no RESULT line"})\n${stdout}\n${stderr}`),
-          );
-          return;
-        }
-        const result = JSON.parse(line.slice("RESULT ".length)) as Record<string, string>;
-        settled.set(runtime.name, "ok");
-        console.log(
-          `runtime-matrix: ${runtime.name} ok (payin ${result.payin}, webhook verified, ${result.payoutError}; ${result.secretMissing})`,
-        );
-        resolve(result);
-      },
-    );
+// Each runtime runs in a process group of its own (scripts/processes.mjs): a hung one is killed with
+// its helpers (workerd under its Node driver) at PER_RUNTIME_MS.
+async function runScenario(runtime: Runtime): Promise<Record<string, string>> {
+  const { code, signal, stdout, stderr, timedOut } = await runGroup(runtime.command, runtime.args, {
+    cwd: project,
+    timeoutMs: PER_RUNTIME_MS,
+    env: { ...process.env, PAYKIT_MATRIX_CONFIG: config, NO_COLOR: "1", DENO_NO_UPDATE_CHECK: "1" },
   });
+  const line = stdout.split("\n").find((l) => l.startsWith("RESULT "));
+  if (code !== 0 || !line) {
+    settled.set(runtime.name, "failed");
+    console.log(`runtime-matrix: ${runtime.name} FAILED`);
+    const how = timedOut ? `killed after ${PER_RUNTIME_MS} ms` : `exit ${code ?? signal}`;
+    throw new Error(
+      `${runtime.name} failed (${line ? how : `${how}, no RESULT line`})\n${stdout}\n${stderr}`,
+    );
+  }
+  const result = JSON.parse(line.slice("RESULT ".length)) as Record<string, string>;
+  settled.set(runtime.name, "ok");
+  console.log(
+    `runtime-matrix: ${runtime.name} ok (payin ${result.payin}, webhook verified, ${result.payoutError}; ${result.secretMissing})`,
+  );
+  return result;
 }
 
 describe("the scenario on every runtime, from the packed tarballs", () => {
@@ -315,14 +309,10 @@ function typecheck(compiler: keyof typeof COMPILERS, resolution: keyof typeof RE
     types: ["node"],
   };
   writeFileSync(join(project, name), JSON.stringify({ compilerOptions, files }, null, 2));
-  return new Promise<{ ok: boolean; output: string }>((resolve) => {
-    execFile(
-      process.execPath,
-      [COMPILERS[compiler](), "-p", name, "--pretty", "false"],
-      { cwd: project, timeout: 120_000, maxBuffer: 4 * 1024 * 1024 },
-      (error, stdout, stderr) => resolve({ ok: !error, output: `${stdout}${stderr}`.trim() }),
-    );
-  });
+  return runGroup(process.execPath, [COMPILERS[compiler](), "-p", name, "--pretty", "false"], {
+    cwd: project,
+    timeoutMs: 120_000,
+  }).then(({ code, stdout, stderr }) => ({ ok: code === 0, output: `${stdout}${stderr}`.trim() }));
 }
 
 // Concurrent, two at a time (maxConcurrency in vitest.config.ts): tsc takes ~8 s a run on 2 cores.

@@ -1,5 +1,9 @@
-import { defineProject } from "vitest/config";
+import { testProject } from "../support/vitest.shared.js";
 
-export default defineProject({
-  test: { name: "webhook-delivery", include: ["*.test.ts"], testTimeout: 240_000, hookTimeout: 60_000 },
+// The receiver processes load the built @paykit/webhooks (dist), as a merchant's do.
+export default testProject({
+  name: "webhook-delivery",
+  packages: "dist",
+  include: ["*.test.ts"],
+  testTimeout: 240_000,
 });

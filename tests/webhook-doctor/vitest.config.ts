@@ -1,5 +1,8 @@
-import { defineProject } from "vitest/config";
+import { testProject } from "../support/vitest.shared.js";
 
-export default defineProject({
-  test: { name: "webhook-doctor", include: ["*.test.ts"], testTimeout: 60_000 },
+export default testProject({
+  name: "webhook-doctor",
+  packages: "dist",
+  include: ["*.test.ts"],
+  testTimeout: 60_000,
 });

@@ -1,11 +1,11 @@
 // A hostile page on another origin, in real Chromium, tries every cross-site request a browser sends
 // without a preflight against a mock without --admin-token (and a shared sandbox, whose account creation is open): form posts (url-encoded and text/plain
 // JSON), no-cors fetches with Blob bodies, and framing the bank page. Nothing may change (issue 10).
-import { existsSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchChromium, SKIP_BROWSER as skip } from "../../../tests/support/chromium.js";
 import {
   createMockServer,
   type MockServer,
@@ -15,21 +15,6 @@ import {
   samplePayout,
 } from "../src/index.js";
 import { basic } from "./fixtures.js";
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-// Skipped only on a developer machine without Chromium; in CI a missing browser must fail loudly.
-const skip = !existsSync(CHROMIUM) && !process.env.CI;
-if (skip) console.warn(`csrf.browser: SKIPPED, no Chromium at ${CHROMIUM}; run \`npm test\` at the root.`);
 
 async function post(mock: MockServer, path: string, body: unknown, keys = mock.account) {
   const res = await fetch(mock.url + path, {
@@ -107,8 +92,6 @@ describe.skipIf(skip).each(MODES)("a hostile page on another origin, in Chromium
   let ids: { accountId: string; payoutId: string; payinId: string };
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM))
-      throw new Error(`No Chromium at ${CHROMIUM}: the real-browser tests must run in CI.`);
     mock = await createMockServer({ autoAdvance: false, ...options });
     const manual = await mock.control.createAccount({ payoutApproval: "manual", balance: 100_000 });
     const payout = await post(mock, "/payout", samplePayout(), manual);
@@ -120,7 +103,7 @@ describe.skipIf(skip).each(MODES)("a hostile page on another origin, in Chromium
     await new Promise<void>((resolve) => evil.listen(0, "127.0.0.1", resolve));
     // localhost, not 127.0.0.1: another site than the mock's, as an attacker's page would be.
     evilUrl = `http://localhost:${(evil.address() as AddressInfo).port}/`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
   }, 30_000);
 
   afterAll(async () => {

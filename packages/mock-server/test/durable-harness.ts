@@ -5,7 +5,8 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { expect, inject } from "vitest";
+import { expect } from "vitest";
+import { sharedPostgresUrl } from "../../../tests/support/services.js";
 import {
   type CreateEngineOptions,
   createEngine,
@@ -40,7 +41,7 @@ export function databaseFor(name: StoreName): Promise<SqlDatabase> {
         dirs.push(dir);
         opened = await openPglite(dir);
       } else {
-        const url = inject("postgresUrl");
+        const url = await sharedPostgresUrl();
         const dbName = `acceptance_${process.pid}_${Date.now().toString(36)}`;
         const admin = await openPostgres(url, { max: 1 });
         await admin.query(`CREATE DATABASE ${dbName}`);
@@ -146,7 +147,7 @@ export async function startEngine(
 export async function startClusterHarness(options: CreateEngineOptions): Promise<Harness> {
   const db = await databaseFor("postgres");
   await db.exec(`TRUNCATE ${TABLES.join(", ")}`);
-  const url = inject("postgresUrl").replace(/\/[^/]*$/, `/${await databaseName(db)}`);
+  const url = (await sharedPostgresUrl()).replace(/\/[^/]*$/, `/${await databaseName(db)}`);
   const errors: unknown[] = [];
   const adminToken = options.adminToken ?? "cluster-harness-admin-token";
   const common = {

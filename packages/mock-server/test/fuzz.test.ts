@@ -15,7 +15,8 @@
 // prints how often each route answered each status (coverage); PAYKIT_FUZZ_SCALE=10 runs 10x the cases.
 import { request as httpRequest } from "node:http";
 import * as fc from "fast-check";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { sharedPostgresUrl } from "../../../tests/support/services.js";
 import {
   createEngine,
   createMockServer,
@@ -43,7 +44,9 @@ const ENGINE_TIME_MS = 20_000 * SCALE;
 const HTTP_TIME_MS = 10_000 * SCALE;
 const ADMIN_TOKEN = "fuzz-admin-token-0123456789";
 
-/** 5xx answers the service documents as business errors (DESIGN.md section 2). */
+/**
+ * 5xx answers the service documents as business errors (docs/decisions.md ("Wire decisions: error body")).
+ */
 const BUSINESS_5XX = new Set(["PROVIDER_ERROR", "TEMPORARY_UNAVAILABLE", "PROVIDER_REJECTED"]);
 
 // ---------------------------------------------------------------------------------------------------
@@ -1061,7 +1064,7 @@ describe("fuzz: no input makes the mock answer 5xx or a non-JSON error", () => {
       httpBatches(totals.cluster, async () => {
         const db = await databaseFor("postgres");
         await db.exec(`TRUNCATE ${TABLES.join(", ")}`);
-        const store = { url: inject("postgresUrl").replace(/\/[^/]*$/, `/${await databaseName(db)}`) };
+        const store = { url: (await sharedPostgresUrl()).replace(/\/[^/]*$/, `/${await databaseName(db)}`) };
         const options = { adminToken: ADMIN_TOKEN, sharedSandbox: false, fetch: noWebhooks, store };
         const leader = await createMockServer(options);
         const follower = await createMockServer(options);

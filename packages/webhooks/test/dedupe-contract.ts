@@ -1,8 +1,38 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { parseWebhook, WebhookDeduplicator, type WebhookDedupStore } from "../src/index.js";
 import { payinBody } from "./fixtures.js";
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * How a contract run lets time pass. The memory store takes an injected clock, so its run is on
+ * vitest's fake timers (`Date.now` and the deduplicator's renewal interval move together, nothing
+ * waits); Redis and PostgreSQL expire keys by their own clocks, so their runs wait in real time.
+ */
+export interface ContractTime {
+  /** Fake timers for this describe block (the store must read `Date.now()` at each call). */
+  fake: boolean;
+  /** Lets `ms` pass. */
+  advance(ms: number): Promise<void>;
+}
+
+/** Time on vitest's fake timers: `advance` moves `Date.now()` and runs the timers due meanwhile. */
+export const fakeTime: ContractTime = {
+  fake: true,
+  advance: async (ms) => {
+    await vi.advanceTimersByTimeAsync(ms);
+  },
+};
+
+/** Real time, for stores that expire keys by their server's clock. */
+export const realTime: ContractTime = {
+  fake: false,
+  advance: (ms) => new Promise((resolve) => setTimeout(resolve, ms)),
+};
+
+// Lease and TTL lengths: on real servers, a loaded 2-core machine can stall this process for a few
+// hundred ms, so a value that must still be alive is checked well within its length (SHORT is met
+// again only after waiting past it, and LONG never runs out within a test).
+const SHORT = 1_000;
+const LONG = 60_000;
 
 let counter = 0;
 /** A key no other test of the run uses (stores outlive one test on a shared server). */
@@ -21,58 +51,77 @@ function deferred(): { promise: Promise<void>; resolve: () => void; reject: (e: 
 
 /**
  * The behaviour every {@link WebhookDedupStore} must have, run against the memory store and the real
- * Redis and PostgreSQL servers alike. `store()` gives the store under test.
+ * Redis and PostgreSQL servers alike. `store()` gives the store under test; `time` how time passes.
  */
-export function dedupStoreContract(name: string, store: () => WebhookDedupStore): void {
+export function dedupStoreContract(name: string, store: () => WebhookDedupStore, time: ContractTime): void {
+  /** Polls `begin` until the key is free again (an expiry), as a later delivery would find it. */
+  async function beginOnceFree(key: string, token: string): Promise<string> {
+    let answer = await store().begin(key, token, LONG);
+    for (let waited = 0; answer !== "started" && waited < 10 * SHORT; waited += SHORT / 10) {
+      await time.advance(SHORT / 10);
+      answer = await store().begin(key, token, LONG);
+    }
+    return answer;
+  }
+
   describe(`${name}: the store contract`, () => {
+    if (time.fake) {
+      beforeEach(() => {
+        vi.useFakeTimers();
+      });
+      afterEach(() => {
+        vi.useRealTimers();
+      });
+    }
+
     it("begins a fresh key, then answers in-progress to another attempt", async () => {
       const key = freshKey();
-      expect(await store().begin(key, "a", 60_000)).toBe("started");
-      expect(await store().begin(key, "b", 60_000)).toBe("in-progress");
+      expect(await store().begin(key, "a", LONG)).toBe("started");
+      expect(await store().begin(key, "b", LONG)).toBe("in-progress");
     });
 
     it("answers done after complete, until the TTL runs out", async () => {
       const key = freshKey();
-      await store().begin(key, "a", 60_000);
-      await store().complete(key, "a", 300);
-      expect(await store().begin(key, "b", 60_000)).toBe("done");
-      await sleep(450);
-      expect(await store().begin(key, "c", 60_000)).toBe("started");
+      await store().begin(key, "a", LONG);
+      await store().complete(key, "a", SHORT);
+      expect(await store().begin(key, "b", LONG)).toBe("done");
+      await time.advance(SHORT);
+      expect(await beginOnceFree(key, "c")).toBe("started");
     });
 
     it("release frees only the caller's own lease", async () => {
       const key = freshKey();
-      await store().begin(key, "a", 60_000);
+      await store().begin(key, "a", LONG);
       await store().release(key, "intruder");
-      expect(await store().begin(key, "b", 60_000)).toBe("in-progress");
+      expect(await store().begin(key, "b", LONG)).toBe("in-progress");
       await store().release(key, "a");
-      expect(await store().begin(key, "b", 60_000)).toBe("started");
+      expect(await store().begin(key, "b", LONG)).toBe("started");
     });
 
     it("an expired lease is taken over, and the late owner's release does not free the new lease", async () => {
       const key = freshKey();
-      await store().begin(key, "dead", 200);
-      await sleep(350);
-      expect(await store().begin(key, "next", 60_000)).toBe("started");
+      await store().begin(key, "dead", SHORT);
+      await time.advance(SHORT);
+      expect(await beginOnceFree(key, "next")).toBe("started");
       await store().release(key, "dead");
-      expect(await store().renew(key, "dead", 60_000)).toBe(false);
-      expect(await store().begin(key, "third", 60_000)).toBe("in-progress");
+      expect(await store().renew(key, "dead", LONG)).toBe(false);
+      expect(await store().begin(key, "third", LONG)).toBe("in-progress");
     });
 
     it("renew extends only the owner's lease", async () => {
       const key = freshKey();
-      await store().begin(key, "a", 300);
-      await sleep(150);
-      expect(await store().renew(key, "a", 1_000)).toBe(true);
-      expect(await store().renew(key, "b", 1_000)).toBe(false);
-      await sleep(300);
-      expect(await store().begin(key, "b", 60_000)).toBe("in-progress");
+      await store().begin(key, "a", SHORT);
+      expect(await store().renew(key, "a", LONG)).toBe(true);
+      expect(await store().renew(key, "b", LONG)).toBe(false);
+      // past the first lease: only the renewal keeps the key
+      await time.advance(SHORT + SHORT / 2);
+      expect(await store().begin(key, "b", LONG)).toBe("in-progress");
     });
 
     it("of 40 concurrent attempts exactly one starts", async () => {
       const key = freshKey();
       const answers = await Promise.all(
-        Array.from({ length: 40 }, (_, i) => store().begin(key, `t${i}`, 60_000)),
+        Array.from({ length: 40 }, (_, i) => store().begin(key, `t${i}`, LONG)),
       );
       expect(answers.filter((a) => a === "started")).toHaveLength(1);
       expect(answers.filter((a) => a === "in-progress")).toHaveLength(39);
@@ -80,6 +129,15 @@ export function dedupStoreContract(name: string, store: () => WebhookDedupStore)
   });
 
   describe(`${name}: WebhookDeduplicator`, () => {
+    if (time.fake) {
+      beforeEach(() => {
+        vi.useFakeTimers();
+      });
+      afterEach(() => {
+        vi.useRealTimers();
+      });
+    }
+
     it("handles a delivery once; a later retry is a duplicate", async () => {
       const dedup = new WebhookDeduplicator({ store: store() });
       const event = eventWith(freshKey());
@@ -93,8 +151,12 @@ export function dedupStoreContract(name: string, store: () => WebhookDedupStore)
       const dedup = new WebhookDeduplicator({ store: store() });
       const event = eventWith(freshKey());
       const firstAttempt = deferred();
-      const first = dedup.handle(event, () => firstAttempt.promise);
-      await sleep(20);
+      const started = deferred();
+      const first = dedup.handle(event, () => {
+        started.resolve();
+        return firstAttempt.promise;
+      });
+      await started.promise;
       expect(await dedup.handle(event, () => "never")).toEqual({ status: "in-progress" });
       firstAttempt.reject(new Error("database down"));
       await expect(first).rejects.toThrow("database down");
@@ -105,11 +167,19 @@ export function dedupStoreContract(name: string, store: () => WebhookDedupStore)
     });
 
     it("renews the lease while a long handler runs", async () => {
-      const dedup = new WebhookDeduplicator({ store: store(), leaseMs: 300 });
+      const dedup = new WebhookDeduplicator({ store: store(), leaseMs: SHORT });
       const event = eventWith(freshKey());
-      const long = dedup.handle(event, () => sleep(900).then(() => "slow"));
-      await sleep(650);
+      const release = deferred();
+      const started = deferred();
+      const long = dedup.handle(event, () => {
+        started.resolve();
+        return release.promise.then(() => "slow");
+      });
+      await started.promise;
+      // two leases long: without its renewals (every third of a lease) the delivery would be free
+      await time.advance(2 * SHORT);
       expect(await dedup.handle(event, () => "twice")).toEqual({ status: "in-progress" });
+      release.resolve();
       expect(await long).toEqual({ status: "handled", result: "slow" });
       expect(await dedup.handle(event, () => "twice")).toEqual({ status: "duplicate" });
     });
@@ -118,11 +188,16 @@ export function dedupStoreContract(name: string, store: () => WebhookDedupStore)
       const key = freshKey();
       const event = eventWith(key);
       // A process took the lease and died without releasing it.
-      expect(await store().begin(`webhook:${key}`, "crashed-process", 250)).toBe("started");
+      expect(await store().begin(`webhook:${key}`, "crashed-process", SHORT)).toBe("started");
       const dedup = new WebhookDeduplicator({ store: store() });
       expect(await dedup.handle(event, () => 1)).toEqual({ status: "in-progress" });
-      await sleep(400);
-      expect(await dedup.handle(event, () => 2)).toEqual({ status: "handled", result: 2 });
+      await time.advance(SHORT);
+      let outcome = await dedup.handle(event, () => 2);
+      for (let waited = 0; outcome.status === "in-progress" && waited < 10 * SHORT; waited += SHORT / 10) {
+        await time.advance(SHORT / 10);
+        outcome = await dedup.handle(event, () => 2);
+      }
+      expect(outcome).toEqual({ status: "handled", result: 2 });
     });
   });
 }

@@ -1,10 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { MemoryDedupStore, parseWebhook, WebhookDeduplicator, webhookDedupKey } from "../src/index.js";
-import { dedupStoreContract } from "./dedupe-contract.js";
+import { dedupStoreContract, fakeTime } from "./dedupe-contract.js";
 import { payinBody } from "./fixtures.js";
 
-const memory = new MemoryDedupStore();
-dedupStoreContract("MemoryDedupStore", () => memory);
+// Its clock reads Date.now() at each call, so the contract runs on fake timers: no test waits.
+const memory = new MemoryDedupStore({ now: () => Date.now() });
+dedupStoreContract("MemoryDedupStore", () => memory, fakeTime);
 
 const event = parseWebhook(JSON.stringify(payinBody), { webhookId: "msg_1" });
 

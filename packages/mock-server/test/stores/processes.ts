@@ -1,13 +1,15 @@
 // What the multi-process and kill -9 tests share: `paykit-mock` processes started from source, a
 // PostgreSQL database of their own, a webhook receiver that records what it gets, a load of payouts and
 // paid payins, and the check that nothing answered was lost.
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { expect, inject } from "vitest";
+import { expect } from "vitest";
+import { spawnGroup } from "../../../../scripts/processes.mjs";
+import { sharedPostgresUrl } from "../../../../tests/support/services.js";
 import { openPostgres } from "../../src/stores/sql/sql-client.js";
 import { basic, payoutBody, pixPayin } from "../fixtures.js";
 
@@ -32,7 +34,7 @@ export async function startMockProcess(
   keys: { publicKey: string; secretKey: string },
   args: string[],
 ): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(
+  const child = spawnGroup(
     process.execPath,
     [
       "--import",
@@ -62,7 +64,7 @@ export async function startMockProcess(
 let databases = 0;
 /** A new empty database on the test run's PostgreSQL server; answers its URL. */
 export async function newDatabase(prefix: string): Promise<string> {
-  const url = inject("postgresUrl");
+  const url = await sharedPostgresUrl();
   const name = `${prefix}_${process.pid}_${++databases}`;
   const admin = await openPostgres(url, { max: 1 });
   await admin.query(`CREATE DATABASE ${name}`);

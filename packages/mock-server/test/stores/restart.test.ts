@@ -6,7 +6,8 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
+import { sharedPostgresUrl } from "../../../../tests/support/services.js";
 import { createMockServer, type MockServerOptions } from "../../src/index.js";
 import { StoreInUseError } from "../../src/stores/open-store.js";
 import { openPostgres } from "../../src/stores/sql/sql-client.js";
@@ -26,7 +27,7 @@ const STORES = {
     return { dataDir: dir };
   },
   postgres: async (): Promise<MockServerOptions["store"]> => {
-    const url = inject("postgresUrl");
+    const url = await sharedPostgresUrl();
     const name = `restart_${process.pid}_${++databases}`;
     const admin = await openPostgres(url, { max: 1 });
     await admin.query(`CREATE DATABASE ${name}`);
@@ -75,6 +76,9 @@ describe.each(Object.keys(STORES) as (keyof typeof STORES)[])("a mock on %s, sto
     const boleto = (await api().post("/payin", boletoPayin())).body;
     const card = (await api().post("/payin", cardPayin())).body;
     expect(card.status).toBe("APPROVED");
+    const threeDS = (await api().post("/payin", cardPayin("4000000000003220", { webhookUrl: hook.url })))
+      .body;
+    expect(threeDS.status).toBe("PENDING_3DS");
     await mock.control.updateAccount(keys.accountId, { payoutApproval: "manual" });
     const waiting = (await api().post("/payout", payoutBody({ referenceId: ref("wait") }))).body;
     expect(waiting.status).toBe("AWAITING_APPROVAL");
@@ -141,6 +145,13 @@ describe.each(Object.keys(STORES) as (keyof typeof STORES)[])("a mock on %s, sto
       expect(pixDelivery?.state).toBe("delivered");
       const ids = hook.received.filter((r) => r.body.id === pix.id).map((r) => r.webhookId);
       expect(new Set(ids)).toEqual(new Set([pixDelivery?.webhookId]));
+      // the PENDING_3DS payin's 15-minute expiry was armed again, and its webhook sent
+      expect((await api().get(`/payin/${threeDS.id}`)).body.status).toBe("EXPIRED");
+      await expect
+        .poll(() => hook.received.filter((r) => r.body.id === threeDS.id).map((r) => r.body.status), {
+          timeout: 10_000,
+        })
+        .toEqual(["EXPIRED"]);
       // the boleto's expiry and the card's reserve release were armed again
       await mock.control.setClock({ advanceMs: 31 * 24 * 3_600_000 });
       expect((await api().get(`/payin/${boleto.id}`)).body.status).toBe("EXPIRED");

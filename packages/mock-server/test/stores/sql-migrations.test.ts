@@ -1,22 +1,21 @@
 // The SQL stores' schema on both durable engines (PGlite for --data-dir, PostgreSQL from Debian's
 // package on loopback for --store): created on an empty database, a no-op when current, applied once
 // when several processes start at once, and refused when a newer mock migrated the database.
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startPostgres, type TestService } from "../../../../scripts/services.mjs";
+import { spawnGroup } from "../../../../scripts/processes.mjs";
+import { sharedPostgresUrl } from "../../../../tests/support/services.js";
 import { MIGRATIONS, migrate, SCHEMA_VERSION, SchemaTooNewError } from "../../src/stores/sql/migrations.js";
 import { openPglite, openPostgres, type SqlDatabase } from "../../src/stores/sql/sql-client.js";
 
-let postgres: TestService;
+let postgres: { url: string };
 const dirs: string[] = [];
 beforeAll(async () => {
-  postgres = await startPostgres();
+  postgres = { url: await sharedPostgresUrl() };
 }, 60_000);
 afterAll(async () => {
-  await postgres?.stop();
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -153,9 +152,13 @@ describe("schema migrations on postgres from several processes at once", () => {
       await db.close();`;
     try {
       const children = Array.from({ length: 5 }, () => {
-        const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script, url], {
-          stdio: ["pipe", "pipe", "pipe"],
-        });
+        const child = spawnGroup(
+          process.execPath,
+          ["--import", "tsx", "--input-type=module", "-e", script, url],
+          {
+            stdio: ["pipe", "pipe", "pipe"],
+          },
+        );
         let out = "";
         let err = "";
         child.stderr.on("data", (c) => {

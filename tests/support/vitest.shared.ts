@@ -1,0 +1,67 @@
+// The one vitest base every project of the workspace extends (its vitest.config.ts is
+// `export default testProject({ name: "…" })` plus what is its own). What is decided here, once:
+// - workspace packages load from src/ through the `@paykit/source` export condition, or from dist/ for
+//   the suites that test what a merchant installs;
+// - timeouts sized for a loaded 2-core CI machine, where turbo runs every project's tests at once;
+// - every process a test file started is gone when the file ends (tests/support/cleanup.ts).
+// Type-level tests (`*.test-d.ts`) are checked by each project's `typecheck` task (tsc over src/ and
+// test/), not a second time by vitest.
+import { fileURLToPath } from "node:url";
+import type { ViteUserConfig } from "vitest/config";
+
+type TestOptions = NonNullable<ViteUserConfig["test"]>;
+
+/** Options of {@link testProject}. */
+export interface TestProjectOptions extends Omit<TestOptions, "name"> {
+  /** The project's name in vitest's output. */
+  name: string;
+  /**
+   * How the workspace's packages load: `source` (src/ through the `@paykit/source` condition, so a test
+   * never runs a stale dist/) or `dist` (the built packages, as a merchant's code loads them; the
+   * project's turbo `test` task then depends on `^build`). @default "source"
+   */
+  packages?: "source" | "dist";
+  /**
+   * Whether Node-side resolution takes a dependency's `module` build. Off where a dependency's build
+   * for bundlers fails on Node (OpenTelemetry's, with extensionless imports). @default true
+   */
+  moduleCondition?: boolean;
+}
+
+const cleanup = fileURLToPath(new URL("./cleanup.ts", import.meta.url));
+
+/** A project's vitest config on the shared base. */
+export function testProject(options: TestProjectOptions): ViteUserConfig {
+  const { name, packages = "source", moduleCondition = true, setupFiles, ...test } = options;
+  const own = setupFiles === undefined ? [] : Array.isArray(setupFiles) ? setupFiles : [setupFiles];
+  // Vitest runs Node tests in Vite's SSR environment, which takes its conditions from ssr.resolve:
+  // both lists need `@paykit/source`, or tests would load a (possibly stale) dist/.
+  const resolve =
+    packages === "source"
+      ? {
+          resolve: { conditions: ["@paykit/source", "module", "browser", "development|production"] },
+          ssr: {
+            resolve: {
+              conditions: [
+                "@paykit/source",
+                ...(moduleCondition ? ["module"] : []),
+                "node",
+                "development|production",
+              ],
+            },
+          },
+        }
+      : {};
+  return {
+    ...resolve,
+    test: {
+      name,
+      include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+      testTimeout: 30_000,
+      hookTimeout: 60_000,
+      teardownTimeout: 30_000,
+      ...test,
+      setupFiles: [cleanup, ...own],
+    },
+  };
+}
