@@ -1,5 +1,13 @@
+/**
+ * The OpenAPI 3.1 document of the whole service, generated from the contract's schemas, with its
+ * examples and the rules a JSON Schema cannot state. A subpath of its own, so that importing the
+ * contract does not load the generator.
+ *
+ * @packageDocumentation
+ * @module @paykit/contract/openapi
+ */
 import * as z from "zod/mini";
-import { ERROR_STATUS, ErrorBody, type KnownErrorCode } from "./error.js";
+import { ERROR_CODES, ERROR_STATUS, ErrorBody, type KnownErrorCode } from "./error.js";
 import {
   BoletoPayinCreated,
   BoletoPayinCreateParams,
@@ -144,6 +152,15 @@ const PATCHES: Record<string, Record<string, Patch>> = {
     currency: { enum: ["BRL"] },
     createdAt: DATE_TIME,
     updatedAt: DATE_TIME,
+  },
+  // Every code of this version, METHOD_NOT_ALLOWED included: no operation lists it (it answers a method
+  // a path does not have), yet a client meets it, so the vocabulary says it.
+  ErrorBody: {
+    code: {
+      enum: [...ERROR_CODES],
+      description:
+        "Every error code this version knows; each operation lists those it answers. METHOD_NOT_ALLOWED (405) answers a method a path does not have. A later version may add codes.",
+    },
   },
   PayinWebhookBody: {
     status: { enum: [...PAYIN_STATUSES] },

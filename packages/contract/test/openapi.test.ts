@@ -5,13 +5,13 @@ import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, it } from "vitest";
 import pkg from "../package.json" with { type: "json" };
 import {
-  buildOpenApiDocument,
   ERROR_CODES,
   PAYIN_STATUSES,
   PAYMENT_METHODS,
   PAYOUT_STATUSES,
   PIX_KEY_TYPES,
 } from "../src/index.js";
+import { buildOpenApiDocument } from "../src/openapi.js";
 import { schemaValidator } from "./openapi-schemas.js";
 
 const committed = JSON.parse(readFileSync(new URL("../../../docs/openapi.json", import.meta.url), "utf8"));
@@ -135,8 +135,11 @@ describe("the OpenAPI document's schemas", () => {
       const code = (obj.properties as Json | undefined)?.code as { enum?: string[] } | undefined;
       for (const c of code?.enum ?? []) codes.add(c);
     });
-    // METHOD_NOT_ALLOWED answers a method no operation has, so no operation declares it.
+    // METHOD_NOT_ALLOWED answers a method no operation has, so no operation declares it; the error
+    // body's vocabulary holds every code, it included.
     expect([...codes].sort()).toEqual(ERROR_CODES.filter((c) => c !== "METHOD_NOT_ALLOWED").sort());
+    expect(s.ErrorBody.properties.code.enum).toEqual([...ERROR_CODES]);
+    expect(s.ErrorBody.properties.code.enum).toContain("METHOD_NOT_ALLOWED");
   });
 });
 

@@ -1,5 +1,8 @@
-// Benchmark of @paykit/node against raw fetch (run after `pnpm build`; prints ratios, asserts nothing).
-//   pnpm --filter @paykit/node bench     [BENCH_CALLS=10000] [BENCH_COLD_RUNS=15]
+// Benchmark of @paykit/node against raw fetch (run after `pnpm build`). Prints ratios to baselines
+// measured in the same run, each against its target; a ratio over its target is flagged (a load spike
+// can do that: run it again on a quiet machine) without failing the run, so `pnpm bench` goes on to the
+// other packages' benches. BENCH_STRICT=1 makes an over-target ratio exit 1.
+//   pnpm --filter @paykit/node bench     [BENCH_CALLS=10000] [BENCH_ROUNDS=40] [BENCH_COLD_RUNS=15]
 //   BENCH_BASELINE=/path/to/another/dist/index.js  also times that build (an earlier commit) in the
 //   same rounds and cold starts, to show what a change costs.
 import { spawn, spawnSync } from "node:child_process";
@@ -12,8 +15,13 @@ const here = dirname(fileURLToPath(import.meta.url));
 const distEntry = join(here, "..", "dist", "index.js");
 const CALLS = Number(process.env.BENCH_CALLS ?? 10_000);
 const COLD_RUNS = Number(process.env.BENCH_COLD_RUNS ?? 15);
-const ROUNDS = 10;
+// Many short rounds, each side first in every other one: a load spike from another process then lands
+// on both sides of a round alike, and the median of the per-round ratios ignores the rounds it spoils.
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 40);
 const KEYS = { publicKey: "pk_test_bench", secretKey: "sk_test_bench" };
+// The targets of issue 24: a read within 10% of a hand-written fetch, import + construct within 25% of `node -e 0`.
+const TARGET_RATIO = 1.1;
+const TARGET_COLD = 1.25;
 
 const { Paykit } = await import(pathToFileURL(distEntry).href);
 const baselineEntry = process.env.BENCH_BASELINE;
@@ -37,7 +45,9 @@ const { port, child } = await startServer();
 const baseUrl = `http://127.0.0.1:${port}`;
 const url = `${baseUrl}/payin/pi_01JD0000000000000000000000`;
 const authorization = `Basic ${btoa(`${KEYS.publicKey}:${KEYS.secretKey}`)}`;
-const paykit = new Paykit({ ...KEYS, baseUrl });
+// Every answer must match its schema: a mismatch would time the lenient fallback, not the normal path.
+const mismatches = [];
+const paykit = new Paykit({ ...KEYS, baseUrl, hooks: { onResponseMismatch: (e) => mismatches.push(e) } });
 
 // The same request the client sends, the way a careful hand-written integration would.
 async function rawCall() {
@@ -61,6 +71,23 @@ async function rawSignalCall() {
   }
 }
 const clientCall = () => paykit.payins.retrieve("pi_01JD0000000000000000000000");
+// A creation, both ways: the client also checks the request against the contract before sending it.
+const payoutRequest = {
+  amount: 5000,
+  pixKey: "maria@example.com",
+  pixKeyType: "EMAIL",
+  referenceId: "withdraw-42",
+};
+async function rawCreate() {
+  const response = await fetch(`${baseUrl}/payout`, {
+    method: "POST",
+    headers: { authorization, accept: "application/json", "content-type": "application/json" },
+    body: JSON.stringify(payoutRequest),
+  });
+  if (response.status !== 201) throw new Error(`status ${response.status}`);
+  return JSON.parse(await response.text());
+}
+const clientCreate = () => paykit.payouts.create(payoutRequest);
 const baseline = Baseline ? new Baseline({ ...KEYS, baseUrl }) : undefined;
 const baselineCall = () => baseline.payins.retrieve("pi_01JD0000000000000000000000");
 
@@ -75,21 +102,34 @@ async function timeCalls(call, n) {
 await timeCalls(rawCall, 1_000);
 await timeCalls(rawSignalCall, 1_000);
 await timeCalls(clientCall, 1_000);
+await timeCalls(rawCreate, 1_000);
+await timeCalls(clientCreate, 1_000);
 if (baseline) await timeCalls(baselineCall, 1_000);
 const baselineRatios = [];
 let rawMs = 0;
 let rawSignalMs = 0;
 let clientMs = 0;
 const roundRatios = [];
+const floorRatios = [];
+const createRatios = [];
 const perRound = Math.ceil(CALLS / ROUNDS);
+/** Times `a` and `b` in this round, `b` first in odd rounds. */
+async function pair(round, a, b, n) {
+  if (round % 2 === 0) return [await timeCalls(a, n), await timeCalls(b, n)];
+  const second = await timeCalls(b, n);
+  return [await timeCalls(a, n), second];
+}
 for (let round = 0; round < ROUNDS; round++) {
-  const raw = await timeCalls(rawCall, perRound);
-  rawSignalMs += await timeCalls(rawSignalCall, perRound);
-  const client = await timeCalls(clientCall, perRound);
+  const [raw, client] = await pair(round, rawCall, clientCall, perRound);
+  const rawSignal = await timeCalls(rawSignalCall, perRound);
+  rawSignalMs += rawSignal;
+  floorRatios.push(client / rawSignal);
   if (baseline) baselineRatios.push((await timeCalls(baselineCall, perRound)) / raw);
   rawMs += raw;
   clientMs += client;
   roundRatios.push(client / raw);
+  const [rawPost, clientPost] = await pair(round, rawCreate, clientCreate, Math.ceil(perRound / 4));
+  createRatios.push(clientPost / rawPost);
 }
 // The same calls with a tracer provider registered (sdk-trace-base, every span sampled and handed to
 // a processor that drops it): what tracing costs per call when it is on. Measured last, because a
@@ -100,12 +140,27 @@ trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new Noo
 await timeCalls(clientCall, 1_000);
 const tracedRatios = [];
 for (let round = 0; round < ROUNDS; round++) {
-  const untraced = await timeCalls(rawCall, perRound);
-  const traced = await timeCalls(clientCall, perRound);
+  const [untraced, traced] = await pair(round, rawCall, clientCall, perRound);
   tracedRatios.push(traced / untraced);
 }
 trace.disable();
+const answer = await (await fetch(url, { headers: { authorization } })).text();
 child.kill();
+
+// The client's own work per call, without a network or a server to blur it: the same read against a
+// fetch that answers from memory, minus reading that answer by hand. Steady on a loaded machine, where
+// the ratios above wander; it is what the ratio adds to a raw fetch on a quiet one.
+const memoryFetch = async () => new Response(answer, { status: 200 });
+const inMemory = new Paykit({ ...KEYS, baseUrl, fetch: memoryFetch });
+const memoryClient = () => inMemory.payins.retrieve("pi_01JD0000000000000000000000");
+const memoryRaw = async () => JSON.parse(await (await memoryFetch()).text());
+await timeCalls(memoryClient, 5_000);
+await timeCalls(memoryRaw, 5_000);
+const ownCosts = [];
+for (let round = 0; round < ROUNDS; round++) {
+  const [raw, client] = await pair(round, memoryRaw, memoryClient, 2_000);
+  ownCosts.push(((client - raw) * 1000) / 2_000);
+}
 const calls = perRound * ROUNDS;
 
 // Cold start: a fresh node that imports the bundle and constructs a client, against `node -e 0`.
@@ -130,6 +185,12 @@ for (let i = 0; i < COLD_RUNS; i++) {
 }
 
 const bundle = readFileSync(distEntry);
+const over = [];
+function verdict(ratio, target) {
+  if (ratio <= target) return "ok";
+  over.push(ratio);
+  return "OVER";
+}
 const rows = [
   ["calls (payins.retrieve, sequential)", String(calls)],
   ["raw fetch", `${rawMs.toFixed(0)} ms (${((rawMs * 1000) / calls).toFixed(1)} µs/call)`],
@@ -140,15 +201,24 @@ const rows = [
   ["@paykit/node", `${clientMs.toFixed(0)} ms (${((clientMs * 1000) / calls).toFixed(1)} µs/call)`],
   [
     "client / raw fetch (median of rounds)",
-    `${median(roundRatios).toFixed(2)}x (target ≤ 1.25x; totals ${(clientMs / rawMs).toFixed(2)}x)`,
+    `${median(roundRatios).toFixed(2)}x (target ≤ ${TARGET_RATIO.toFixed(2)}x: ${verdict(median(roundRatios), TARGET_RATIO)}; totals ${(clientMs / rawMs).toFixed(2)}x)`,
   ],
+  [
+    "client / raw fetch + AbortSignal (median of rounds)",
+    `${median(floorRatios).toFixed(2)}x (what the client adds to the timeout floor)`,
+  ],
+  ["payouts.create / raw fetch POST (median of rounds)", `${median(createRatios).toFixed(2)}x`],
+  ["the client's own work per read (in-memory fetch)", `${median(ownCosts).toFixed(1)} µs/call`],
   [
     "with a tracer provider / raw fetch (median of rounds)",
     `${median(tracedRatios).toFixed(2)}x (2 spans and a traceparent per call; untraced ${median(roundRatios).toFixed(2)}x)`,
   ],
   ["cold start: node -e 0 (median)", `${median(bare).toFixed(1)} ms`],
   ["cold start: import + new Paykit (median)", `${median(withClient).toFixed(1)} ms`],
-  ["cold start ratio", `${(median(withClient) / median(bare)).toFixed(2)}x (target ≤ 1.5x)`],
+  [
+    "cold start ratio",
+    `${(median(withClient) / median(bare)).toFixed(2)}x (target ≤ ${TARGET_COLD.toFixed(2)}x: ${verdict(median(withClient) / median(bare), TARGET_COLD)})`,
+  ],
   [
     "bundle dist/index.js",
     `${(bundle.length / 1024).toFixed(1)} KiB, ${(gzipSync(bundle, { level: 9 }).length / 1024).toFixed(1)} KiB gzipped`,
@@ -165,3 +235,19 @@ if (baseline) {
 }
 const width = Math.max(...rows.map(([k]) => k.length));
 for (const [k, v] of rows) console.log(`${k.padEnd(width)}  ${v}`);
+if (mismatches.length > 0) {
+  console.log(`answers that broke their schema: ${JSON.stringify(mismatches[0])}`);
+  process.exitCode = 1;
+}
+if (over.length > 0) {
+  console.log(`over target: ${over.join(", ")}`);
+  if (process.env.BENCH_STRICT === "1") process.exitCode = 1;
+}
+
+// The payment-status endpoint across instances (starts its own Redis and PostgreSQL): bench/checkout.mjs.
+// BENCH_CHECKOUT=0 skips it.
+if (process.env.BENCH_CHECKOUT !== "0") {
+  console.log("");
+  const checkout = spawnSync(process.execPath, [join(here, "checkout.mjs")], { stdio: "inherit" });
+  if (checkout.status !== 0) process.exitCode = 1;
+}

@@ -1,5 +1,6 @@
-// A bare node:http server answering every request with one fixed, valid payin record. Runs in its
-// own process so that its CPU time does not count against either side of the comparison.
+// A bare node:http server answering POST /payout with one fixed, valid payout record and every other
+// request with one fixed, valid payin record. Runs in its own process so that its CPU time does not
+// count against either side of the comparison.
 import { createServer } from "node:http";
 
 const body = JSON.stringify({
@@ -29,11 +30,34 @@ const body = JSON.stringify({
   updatedAt: "2026-11-22T00:00:01.000Z",
 });
 
+const payout = JSON.stringify({
+  id: "po_01JD0000000000000000000000",
+  externalId: null,
+  status: "PENDING",
+  amount: 5000,
+  currency: "BRL",
+  pixKey: "maria@example.com",
+  pixKeyType: "EMAIL",
+  referenceId: "withdraw-42",
+  beneficiaryName: "Maria Silva",
+  beneficiaryDocument: "52998224725",
+  feeAmount: null,
+  netAmount: null,
+  failureCode: null,
+  createdAt: "2026-11-22T00:00:00.000Z",
+  updatedAt: "2026-11-22T00:00:00.000Z",
+});
+
 const server = createServer((req, res) => {
   req.resume();
   req.on("end", () => {
-    res.writeHead(200, { "content-type": "application/json", "content-length": Buffer.byteLength(body) });
-    res.end(body);
+    const created = req.method === "POST" && req.url?.endsWith("/payout");
+    const answer = created ? payout : body;
+    res.writeHead(created ? 201 : 200, {
+      "content-type": "application/json",
+      "content-length": Buffer.byteLength(answer),
+    });
+    res.end(answer);
   });
 });
 server.keepAliveTimeout = 60_000;

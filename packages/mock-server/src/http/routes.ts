@@ -1,17 +1,24 @@
-import { buildOpenApiDocument, validate } from "@paykit/contract";
+import { validate } from "@paykit/contract";
+import { buildOpenApiDocument } from "@paykit/contract/openapi";
 import type * as z from "zod/mini";
-import type { ControlOperations } from "../domain/control.js";
+import type { ControlCallOptions, ControlOperations } from "../domain/control.js";
 import { AuthorizeBody, ChallengeBody, FailBody, ListQuery, ThreeDSBody } from "../domain/control-params.js";
 import { ApiError, invalidData } from "../domain/errors.js";
 import { constantTimeEqual } from "../domain/ids.js";
 import { ownerOf } from "../domain/owners.js";
 import { authorizePayin, completeThreeDS, createPayin, payinOf } from "../domain/payins.js";
 import { createPayout, listPayouts, readListQuery } from "../domain/payouts.js";
-import { orderOf, payinCreatedBody, payinJson, payoutCreatedJson } from "../domain/records.js";
+import {
+  orderOf,
+  type PayinRecord,
+  payinCreatedBody,
+  payinJson,
+  payoutCreatedJson,
+} from "../domain/records.js";
 import type { MockState } from "../domain/state.js";
 import { parseTraceparent } from "../domain/trace-context.js";
 import { boletoPdf } from "../pages/boleto-pdf.js";
-import { challengePage } from "../pages/challenge-page.js";
+import { type ClosedChallengeReason, challengePage, closedChallengePage } from "../pages/challenge-page.js";
 import { renderDashboardPage } from "../pages/dashboard.js";
 import { openFinanceDonePage, openFinancePage } from "../pages/open-finance-page.js";
 import { threeDSScript } from "../pages/three-ds-script.js";
@@ -76,6 +83,41 @@ function checked<S extends z.ZodMiniType>(schema: S, input: unknown): z.output<S
 }
 
 const ok = (value: unknown, status = 200): EngineResponse => json(status, value);
+
+/**
+ * A control call that takes no body: none, or an empty JSON object (the dashboard sends `{}`). Anything
+ * else (`null`, `[]`, `42`, fields) is refused before the call acts, rather than ignored.
+ */
+function noBody(req: EngineRequest): void {
+  if (req.body === null || req.body.trim() === "") return;
+  let value: unknown;
+  try {
+    value = JSON.parse(req.body);
+  } catch {
+    value = undefined;
+  }
+  const empty =
+    typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).length === 0;
+  if (!empty) {
+    throw new ApiError("INVALID_DATA", "this control call takes no body (send none, or {})", {
+      details: [{ path: "", message: "must be empty: this call takes no body" }],
+    });
+  }
+}
+
+/**
+ * The options of a control call that moves a payin or payout, from its query (`?awaitWebhooks=true`).
+ * Any other key is refused: a misspelt option must not be silently ignored.
+ */
+function callOptions(req: { query: string }): ControlCallOptions {
+  let awaitWebhooks = false;
+  for (const [key, value] of new URLSearchParams(req.query)) {
+    if (key !== "awaitWebhooks") throw invalidData(key, "is not an option of this call (awaitWebhooks is)");
+    if (value !== "true" && value !== "false") throw invalidData(key, "must be true or false");
+    awaitWebhooks = value === "true";
+  }
+  return { awaitWebhooks };
+}
 
 /** The `accountId` of a control call's query, or undefined (absent or empty: every account). */
 function accountQuery(req: { query: string }): string | undefined {
@@ -157,8 +199,9 @@ function apiRoutes(state: MockState): Route[] {
 }
 
 /**
- * The control API of DESIGN.md section 3, each route one call of {@link ControlOperations} and each
- * saying whom it concerns ({@link ControlAccess}), which a shared sandbox authorizes.
+ * The control API (docs/decisions.md ("The mock server: control API")), each route one call of
+ * {@link ControlOperations} and each saying whom it concerns ({@link ControlAccess}), which a shared
+ * sandbox authorizes.
  */
 function controlRoutes(state: MockState, ops: ControlOperations): Route[] {
   const route = (
@@ -167,6 +210,17 @@ function controlRoutes(state: MockState, ops: ControlOperations): Route[] {
     access: (call: RouteCall) => ControlAccess,
     handle: Route["handle"],
   ): Route => ({ method, path, kind: "control", access, handle });
+  // A call that takes no body refuses one before it acts.
+  const bodiless = (
+    method: string,
+    path: string,
+    access: (call: RouteCall) => ControlAccess,
+    handle: Route["handle"],
+  ): Route =>
+    route(method, path, access, (call) => {
+      noBody(call.req);
+      return handle(call);
+    });
   const open = (): ControlAccess => "open";
   const global = (): ControlAccess => "global";
   const caller = (): ControlAccess => "caller";
@@ -205,12 +259,12 @@ function controlRoutes(state: MockState, ops: ControlOperations): Route[] {
       ok(ops.createAccount(controlBody(req) as never), 201),
     ),
     // Account keys see their own account alone (the dashboard of one team member on a shared sandbox).
-    route("GET", "/_mock/accounts", caller, ({ caller: self }) =>
+    bodiless("GET", "/_mock/accounts", caller, ({ caller: self }) =>
       ok({ data: self === undefined ? ops.accounts() : [ops.getAccount(self)] }),
     ),
-    route("GET", "/_mock/accounts/:id", account, ({ params }) => ok(ops.getAccount(params.id!))),
-    route("POST", "/_mock/accounts/:id/reset", account, ({ params }) => ok(ops.resetAccount(params.id!))),
-    route("GET", "/_mock/accounts/:id/clock", account, ({ params }) => ok(ops.accountClock(params.id!))),
+    bodiless("GET", "/_mock/accounts/:id", account, ({ params }) => ok(ops.getAccount(params.id!))),
+    bodiless("POST", "/_mock/accounts/:id/reset", account, ({ params }) => ok(ops.resetAccount(params.id!))),
+    bodiless("GET", "/_mock/accounts/:id/clock", account, ({ params }) => ok(ops.accountClock(params.id!))),
     route("POST", "/_mock/accounts/:id/clock", account, ({ req, params }) =>
       ok(ops.setAccountClock(params.id!, controlBody(req) as never)),
     ),
@@ -220,43 +274,59 @@ function controlRoutes(state: MockState, ops: ControlOperations): Route[] {
     route("POST", "/_mock/accounts/:id/webhook-secret", account, ({ req, params }) =>
       ok(ops.rotateWebhookSecret(params.id!, controlBody(req) as never)),
     ),
-    route("GET", "/_mock/payins", queried, ({ req }) => {
+    bodiless("GET", "/_mock/payins", queried, ({ req }) => {
       const { accountId, limit } = listQuery(req.query);
       return ok({ data: ops.payins(accountId, { limit }) });
     }),
-    route("GET", "/_mock/payouts", queried, ({ req }) => {
+    bodiless("GET", "/_mock/payouts", queried, ({ req }) => {
       const { accountId, limit } = listQuery(req.query);
       return ok({ data: ops.payouts(accountId, { limit }) });
     }),
-    route("POST", "/_mock/payins/:id/pay", payin, ({ params }) => ok(ops.payPayin(params.id!))),
-    route("POST", "/_mock/payins/:id/authorize", payin, ({ req, params }) =>
-      ok(ops.authorizePayin(params.id!, checked(AuthorizeBody, controlBody(req)).approve)),
+    // `?awaitWebhooks=true`: answered once the deliveries the call caused were attempted.
+    bodiless("POST", "/_mock/payins/:id/pay", payin, async ({ req, params }) =>
+      ok(await ops.payPayin(params.id!, callOptions(req))),
     ),
-    route("POST", "/_mock/payins/:id/expire", payin, ({ params }) => ok(ops.expirePayin(params.id!))),
-    route("POST", "/_mock/payins/:id/three-ds", payin, ({ req, params }) =>
-      ok(ops.completeThreeDS(params.id!, checked(ThreeDSBody, controlBody(req)).outcome)),
+    route("POST", "/_mock/payins/:id/authorize", payin, async ({ req, params }) => {
+      const { approve } = checked(AuthorizeBody, controlBody(req));
+      return ok(await ops.authorizePayin(params.id!, approve, callOptions(req)));
+    }),
+    bodiless("POST", "/_mock/payins/:id/expire", payin, async ({ req, params }) =>
+      ok(await ops.expirePayin(params.id!, callOptions(req))),
     ),
-    route("POST", "/_mock/payouts/:id/approve", payout, ({ params }) => ok(ops.approvePayout(params.id!))),
-    route("POST", "/_mock/payouts/:id/reject", payout, ({ params }) => ok(ops.rejectPayout(params.id!))),
-    route("POST", "/_mock/payouts/:id/advance", payout, ({ params }) => ok(ops.advancePayout(params.id!))),
-    route("POST", "/_mock/payouts/:id/fail", payout, ({ req, params }) =>
-      ok(ops.failPayout(params.id!, checked(FailBody, controlBody(req)).status)),
+    route("POST", "/_mock/payins/:id/three-ds", payin, async ({ req, params }) => {
+      const { outcome } = checked(ThreeDSBody, controlBody(req));
+      return ok(await ops.completeThreeDS(params.id!, outcome, callOptions(req)));
+    }),
+    bodiless("POST", "/_mock/payouts/:id/approve", payout, async ({ req, params }) =>
+      ok(await ops.approvePayout(params.id!, callOptions(req))),
     ),
-    route("POST", "/_mock/payouts/:id/refund", payout, ({ params }) => ok(ops.refundPayout(params.id!))),
-    route("GET", "/_mock/clock", global, () => ok(ops.clock())),
+    bodiless("POST", "/_mock/payouts/:id/reject", payout, async ({ req, params }) =>
+      ok(await ops.rejectPayout(params.id!, callOptions(req))),
+    ),
+    bodiless("POST", "/_mock/payouts/:id/advance", payout, async ({ req, params }) =>
+      ok(await ops.advancePayout(params.id!, callOptions(req))),
+    ),
+    route("POST", "/_mock/payouts/:id/fail", payout, async ({ req, params }) => {
+      const { status } = checked(FailBody, controlBody(req));
+      return ok(await ops.failPayout(params.id!, status, callOptions(req)));
+    }),
+    bodiless("POST", "/_mock/payouts/:id/refund", payout, async ({ req, params }) =>
+      ok(await ops.refundPayout(params.id!, callOptions(req))),
+    ),
+    bodiless("GET", "/_mock/clock", global, () => ok(ops.clock())),
     route("POST", "/_mock/clock", global, ({ req }) => ok(ops.setClock(controlBody(req) as never))),
-    route("GET", "/_mock/webhooks", queried, ({ req }) => ok({ data: ops.webhooks(accountQuery(req)) })),
-    route("POST", "/_mock/webhooks/flush", queried, async ({ req }) =>
+    bodiless("GET", "/_mock/webhooks", queried, ({ req }) => ok({ data: ops.webhooks(accountQuery(req)) })),
+    bodiless("POST", "/_mock/webhooks/flush", queried, async ({ req }) =>
       ok({ data: await ops.flushWebhooks(accountQuery(req)) }),
     ),
-    route("POST", "/_mock/webhooks/:id/redeliver", delivery, async ({ params }) =>
+    bodiless("POST", "/_mock/webhooks/:id/redeliver", delivery, async ({ params }) =>
       ok(await ops.redeliverWebhook(params.id!)),
     ),
-    route("GET", "/_mock/faults", queried, ({ req }) => ok({ data: ops.faults(accountQuery(req)) })),
+    bodiless("GET", "/_mock/faults", queried, ({ req }) => ok({ data: ops.faults(accountQuery(req)) })),
     route("POST", "/_mock/faults", bodyAccount, ({ req }) =>
       ok(ops.addFault(controlBody(req) as never), 201),
     ),
-    route("DELETE", "/_mock/faults", queried, ({ req }) => {
+    bodiless("DELETE", "/_mock/faults", queried, ({ req }) => {
       ops.clearFaults(accountQuery(req));
       return ok({ data: [] });
     }),
@@ -264,11 +334,11 @@ function controlRoutes(state: MockState, ops: ControlOperations): Route[] {
       ops.setRateLimit(controlBody(req) as never);
       return ok({ rateLimit: ops.rateLimit() });
     }),
-    route("GET", "/_mock/pix-keys", queried, ({ req }) => ok({ data: ops.pixKeys(accountQuery(req)) })),
+    bodiless("GET", "/_mock/pix-keys", queried, ({ req }) => ok({ data: ops.pixKeys(accountQuery(req)) })),
     route("POST", "/_mock/pix-keys", bodyAccount, ({ req }) =>
       ok(ops.registerPixKey(controlBody(req) as never), 201),
     ),
-    route("POST", "/_mock/reset", global, () => {
+    bodiless("POST", "/_mock/reset", global, () => {
       ops.reset();
       return ok({ reset: true });
     }),
@@ -438,12 +508,21 @@ function pageRoutes(state: MockState): Route[] {
         const query = new URLSearchParams(req.query);
         const tx = query.get("tx") ?? "";
         const parentOrigin = originOf(query.get("origin"));
-        if (!state.payinsByThreeDSTransaction.has(tx))
-          throw new ApiError("NOT_FOUND", "no 3DS transaction with this id");
         if (!parentOrigin) {
           throw new ApiError("INVALID_DATA", "origin must be the http(s) origin of the checkout page", {
             details: [{ path: "origin", message: "must be an http(s) origin" }],
           });
+        }
+        // A challenge that is not open any more is never shown again: the page says why and tells the
+        // acquirer's script, so the checkout's flow rejects instead of waiting on a dead iframe.
+        const payin = state.payinsByThreeDSTransaction.get(tx);
+        const closed = closedReason(payin);
+        if (closed !== null) {
+          return {
+            status: CLOSED_STATUS[closed],
+            headers: { ...HTML, "content-security-policy": `frame-ancestors ${parentOrigin}` },
+            body: closedChallengePage(closed, parentOrigin),
+          };
         }
         return {
           status: 200,
@@ -465,10 +544,18 @@ function pageRoutes(state: MockState): Route[] {
         refuseCrossOrigin(req);
         const body = checked(ChallengeBody, apiBody(req));
         const payin = state.payinsByThreeDSTransaction.get(body.tx);
-        if (!payin?.threeDS) throw new ApiError("NOT_FOUND", "no 3DS transaction with this id");
+        if (!payin?.threeDS) {
+          throw new ApiError("CHALLENGE_UNAVAILABLE", "no 3DS transaction with this id", { status: 404 });
+        }
         if (body.session === null || !constantTimeEqual(body.session, payin.threeDS.session)) {
           throw new ApiError("INVALID_DATA", "the 3DS session does not match the transaction", {
             details: [{ path: "session", message: "does not match the transaction" }],
+          });
+        }
+        // A decided challenge answers its first outcome below; one that expired first cannot be decided.
+        if (payin.threeDS.outcome === null && payin.status !== "PENDING_3DS") {
+          throw new ApiError("CHALLENGE_EXPIRED", `the 3DS challenge expired: the payin is ${payin.status}`, {
+            status: 410,
           });
         }
         const outcome = completeThreeDS(
@@ -505,6 +592,16 @@ export function returnUrlOf(value: string | null): string | null {
     throw refuse("must be an absolute http or https URL");
   if (url.username || url.password) throw refuse("must not carry a user name or password");
   return url.href;
+}
+
+/** The HTTP status of the page for a challenge that is not open. */
+const CLOSED_STATUS: Record<ClosedChallengeReason, number> = { unknown: 404, decided: 409, expired: 410 };
+
+/** Why a payin's 3DS challenge cannot be opened, or null while it is open. */
+function closedReason(payin: PayinRecord | undefined): ClosedChallengeReason | null {
+  if (!payin?.threeDS) return "unknown";
+  if (payin.status === "PENDING_3DS") return null;
+  return payin.threeDS.outcome === null ? "expired" : "decided";
 }
 
 // Only a plain http(s) origin may receive the challenge's messages (no path, no "null").

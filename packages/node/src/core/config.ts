@@ -18,7 +18,7 @@ export interface PaykitOptions {
    */
   timeoutMs?: number;
   /**
-   * How many times a call may be sent again after a failure the retry policy deems safe (DESIGN.md section 5).
+   * How many times a call may be sent again after a failure the retry policy deems safe (docs/errors-and-retries.md).
    * @default 2
    */
   maxRetries?: number;
@@ -225,7 +225,7 @@ export function resolveConfig(options: PaykitOptions): ResolvedConfig {
     hooks: options.hooks ?? {},
     validateRequests: options.validateRequests ?? true,
     webhookSecret: options.webhookSecret,
-    // Browsers forbid setting User-Agent (DESIGN.md: the SDK names itself in another header there).
+    // Browsers forbid setting User-Agent (docs/decisions.md, "Authentication": the SDK names itself in another header there).
     clientHeaders: browser ? { "x-paykit-client-user-agent": userAgent } : { "user-agent": userAgent },
   };
 }

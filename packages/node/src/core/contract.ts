@@ -17,6 +17,11 @@ export function loadContract(): Promise<typeof Contract> {
   return loading;
 }
 
+/** The contract module if it is loaded already, so a request after the first one needs no `await`. */
+export function contractIfLoaded(): typeof Contract | undefined {
+  return loaded;
+}
+
 /**
  * The contract module once loaded. Every request loads it before sending, so the code that reads an
  * answer may use it synchronously.

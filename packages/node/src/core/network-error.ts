@@ -1,6 +1,6 @@
 /**
  * Whether a failed fetch certainly never reached the service. Only then is a POST /payin safe to
- * send again (DESIGN.md section 5). Node's fetch reports the socket error in `cause.code`
+ * send again (docs/errors-and-retries.md, "The money-safe retry policy"). Node's fetch reports the socket error in `cause.code`
  * (sometimes inside an AggregateError when several addresses were tried); other runtimes give no
  * code, which counts as "maybe sent".
  */

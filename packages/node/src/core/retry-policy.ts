@@ -1,6 +1,7 @@
 /**
- * The money-safe retry policy of DESIGN.md section 5, as pure decisions: what may be sent again
- * after which failure, and how long to wait. No I/O here, so every rule is unit-tested directly.
+ * The money-safe retry policy (docs/errors-and-retries.md, "The money-safe retry policy") as one pure
+ * table: for each kind of failed attempt, what each class of call does next and what the failure says
+ * about whether a creation took effect. No I/O here, so every rule is unit-tested directly.
  */
 
 /** How a call may be repeated: reads freely, payins only when unsent, payouts after a lookup. */
@@ -14,41 +15,68 @@ export type AttemptFailure =
   /** A 2xx whose body could not be read: the call took effect, its answer is lost. */
   | { kind: "unreadable" };
 
-/** What to do next: send again, look the payout up by referenceId first, or give up. */
+/** What to do next: send again, look the record up first (payouts, by referenceId), or give up. */
 export type RetryDecision = "retry" | "lookup" | "fail";
 
-/** 5xx codes that are definite answers, never retried automatically (DESIGN.md sections 5 and 6). */
+/**
+ * What a failed attempt says about its own effect on the service:
+ * `none` it certainly did nothing (never arrived, or refused as too many requests);
+ * `answered` the answer says what happened (a refusal, a documented provider error);
+ * `in-flight` no answer came, and the service may still be processing it;
+ * `unknown` it ended on the service's side without saying whether it took effect (500, a proxy's 502);
+ * `took-effect` it succeeded, but its answer could not be read.
+ */
+export type AttemptEffect = "none" | "answered" | "in-flight" | "unknown" | "took-effect";
+
+/** The kinds of failure the policy tells apart. */
+export type FailureClass =
+  | "not-sent"
+  | "rate-limited"
+  | "lost"
+  | "server-error"
+  | "provider-answer"
+  | "refusal"
+  | "unreadable";
+
+type PolicyRow = Record<RetryClass, RetryDecision> & { effect: AttemptEffect };
+
+/**
+ * The policy. A payin has no lookup by referenceId, so anything that may have reached the service is
+ * final for it; a payout is looked up by its referenceId before it is sent again.
+ */
+export const RETRY_POLICY: Readonly<Record<FailureClass, Readonly<PolicyRow>>> = {
+  "not-sent": { read: "retry", "create-payin": "retry", "create-payout": "retry", effect: "none" },
+  "rate-limited": { read: "retry", "create-payin": "retry", "create-payout": "retry", effect: "none" },
+  lost: { read: "retry", "create-payin": "fail", "create-payout": "lookup", effect: "in-flight" },
+  "server-error": { read: "retry", "create-payin": "fail", "create-payout": "lookup", effect: "unknown" },
+  "provider-answer": { read: "retry", "create-payin": "fail", "create-payout": "fail", effect: "answered" },
+  refusal: { read: "fail", "create-payin": "fail", "create-payout": "fail", effect: "answered" },
+  unreadable: { read: "fail", "create-payin": "fail", "create-payout": "lookup", effect: "took-effect" },
+};
+
+/** 5xx codes that are definite answers, never retried automatically for a creation (see the service spec's error codes). */
 const DOCUMENTED_5XX = new Set(["PROVIDER_ERROR", "TEMPORARY_UNAVAILABLE", "PROVIDER_REJECTED"]);
 
-function isRetryable5xx(status: number): boolean {
-  // 501 Not Implemented will not change on a second try.
-  return status >= 500 && status <= 599 && status !== 501;
+/** The row of {@link RETRY_POLICY} a failure belongs to. */
+export function classifyFailure(failure: AttemptFailure): FailureClass {
+  switch (failure.kind) {
+    case "timeout":
+      return "lost";
+    case "network":
+      return failure.sent === "no" ? "not-sent" : "lost";
+    case "unreadable":
+      return "unreadable";
+    case "status":
+      if (failure.status === 429) return "rate-limited";
+      // 501 Not Implemented will not change on a second try; other 4xx are the service's answer.
+      if (failure.status < 500 || failure.status === 501 || failure.status > 599) return "refusal";
+      return DOCUMENTED_5XX.has(failure.code ?? "") ? "provider-answer" : "server-error";
+  }
 }
 
 /** The next step after `failure` of a call of class `retryClass`. */
 export function decideRetry(retryClass: RetryClass, failure: AttemptFailure): RetryDecision {
-  if (failure.kind === "status" && failure.status === 429) return "retry";
-  if (failure.kind === "network" && failure.sent === "no") return "retry";
-  switch (retryClass) {
-    case "read":
-      if (failure.kind === "timeout" || failure.kind === "network") return "retry";
-      if (failure.kind === "status" && isRetryable5xx(failure.status)) return "retry";
-      return "fail";
-    case "create-payin":
-      // A payin has no lookup by referenceId: anything that may have reached the service is final.
-      return "fail";
-    case "create-payout":
-      if (failure.kind === "timeout" || failure.kind === "network" || failure.kind === "unreadable")
-        return "lookup";
-      if (
-        failure.kind === "status" &&
-        isRetryable5xx(failure.status) &&
-        !DOCUMENTED_5XX.has(failure.code ?? "")
-      ) {
-        return "lookup";
-      }
-      return "fail";
-  }
+  return RETRY_POLICY[classifyFailure(failure)][retryClass];
 }
 
 /** Backoff settings; see `PaykitOptions.retryBackoff`. */

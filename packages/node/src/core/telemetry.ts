@@ -144,13 +144,22 @@ export function startOperation(name: string, attributes: PaykitAttributes): Oper
  * its result, ended with the error it throws. Checks the registration before any `await`, so an
  * untraced call costs one property read.
  */
-export async function traced<T>(
+export function traced<T>(
   name: string,
   attributes: PaykitAttributes,
   run: (operation: Operation) => Promise<T>,
   learned?: (value: T) => PaykitAttributes,
 ): Promise<T> {
   if (!telemetryRegistered()) return run(NO_OPERATION);
+  return tracedCall(name, attributes, run, learned);
+}
+
+async function tracedCall<T>(
+  name: string,
+  attributes: PaykitAttributes,
+  run: (operation: Operation) => Promise<T>,
+  learned?: (value: T) => PaykitAttributes,
+): Promise<T> {
   const operation = startOperation(name, attributes);
   let value: T;
   try {

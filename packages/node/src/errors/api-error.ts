@@ -1,4 +1,5 @@
 import type { ErrorCode, ErrorDetail } from "@paykit/contract";
+import { sentences, withoutStop } from "./message.js";
 import { PaykitError, type PaykitErrorJSON } from "./paykit-error.js";
 
 /** The facts of a non-2xx answer that every API error carries. */
@@ -19,6 +20,21 @@ export interface ApiErrorInit {
   request: string;
   /** The delay the service asks for before retrying, in ms (from `Retry-After`, or 5 min for TEMPORARY_UNAVAILABLE). */
   retryAfterMs?: number;
+  /** How many attempts the client made, when more than one. */
+  attempts?: number;
+  /** What the failure means for a creation (may it exist? how to check?), added after the advice. */
+  note?: string;
+}
+
+/** "The service's message (POST /payout → 400 CODE, after 3 attempts). Advice. Note." */
+function apiMessage(init: ApiErrorInit, advice: string): string {
+  const attempts =
+    init.attempts !== undefined && init.attempts > 1 ? `, after ${init.attempts} attempts` : "";
+  return sentences(
+    `${withoutStop(init.message)} (${init.request} → ${init.status} ${init.code}${attempts})`,
+    advice,
+    init.note,
+  );
 }
 
 /** The code of an API answer whose body was not the service's JSON error body. */
@@ -43,14 +59,7 @@ export class PaykitApiError extends PaykitError {
   readonly retryAfterMs: number | undefined;
 
   constructor(init: ApiErrorInit, advice: string, retryable = false) {
-    super(
-      advice ? `${init.message} (${init.request} → ${init.status} ${init.code}). ${advice}` : init.message,
-      {
-        code: init.code,
-        retryable,
-        details: init.details ?? [],
-      },
-    );
+    super(apiMessage(init, advice), { code: init.code, retryable, details: init.details ?? [] });
     this.status = init.status;
     this.body = init.body;
     this.headers = init.headers ?? new Headers();
@@ -169,7 +178,7 @@ const PROVIDER_ADVICE: Record<ProviderErrorCode, string> = {
     "The banking system rejected the transfer; the payout exists as FAILED and its amount was returned to the balance.",
 };
 
-/** Five minutes: DESIGN.md section 5 (TEMPORARY_UNAVAILABLE carries a 5 min hint). */
+/** Five minutes: the service asks to retry TEMPORARY_UNAVAILABLE in 5 to 10 minutes (docs/errors-and-retries.md). */
 export const TEMPORARY_UNAVAILABLE_RETRY_MS = 300_000;
 
 /**

@@ -61,6 +61,7 @@ export function apiErrorFromResponse(
   text: string,
   request: string,
   retryAfterMs: number | undefined,
+  context: Pick<ApiErrorInit, "attempts" | "note"> = {},
 ): PaykitApiError {
   const { json, body } = parseErrorBody(text);
   const contentType = headers.get("content-type") ?? "no content type";
@@ -74,6 +75,7 @@ export function apiErrorFromResponse(
         headers,
         request,
         retryAfterMs,
+        ...context,
       }
     : {
         status,
@@ -83,6 +85,7 @@ export function apiErrorFromResponse(
         headers,
         request,
         retryAfterMs,
+        ...context,
       };
   const ErrorClass = (body && BY_CODE[body.code]) || BY_STATUS[status];
   if (ErrorClass) return new ErrorClass(init);

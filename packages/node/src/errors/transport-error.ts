@@ -57,6 +57,29 @@ export class PaykitTimeoutError extends PaykitError {
   }
 }
 
+/**
+ * What the runtime said about a failed request, for the error's message: the messages down the
+ * `cause` chain and the socket code, e.g. `fetch failed: other side closed (UND_ERR_SOCKET)`.
+ */
+export function causeText(error: unknown): string {
+  const messages: string[] = [];
+  let current = error;
+  for (let depth = 0; depth < 4 && current !== undefined && current !== null; depth++) {
+    if (typeof current !== "object") {
+      messages.push(String(current));
+      break;
+    }
+    const { message, errors, cause } = current as { message?: unknown; errors?: unknown; cause?: unknown };
+    if (typeof message === "string" && message !== "" && !messages.includes(message)) messages.push(message);
+    // An AggregateError (every address tried) says more in its first error than in itself.
+    current = cause ?? (Array.isArray(errors) ? errors[0] : undefined);
+  }
+  const code = socketCode(error);
+  const text = messages.join(": ") || "no reason given";
+  const described = code === undefined || text.includes(code) ? text : `${text} (${code})`;
+  return described.length > 300 ? `${described.slice(0, 299)}…` : described;
+}
+
 /** The runtime's socket error code (`ECONNRESET`, …), which Node nests in `cause`. */
 function socketCode(error: unknown): string | undefined {
   for (

@@ -1,4 +1,5 @@
 import type { ErrorDetail } from "@paykit/contract";
+import { sentences } from "./message.js";
 import { PaykitError } from "./paykit-error.js";
 
 /**
@@ -10,7 +11,7 @@ export class PaykitValidationError extends PaykitError {
   declare readonly code: "INVALID_DATA" | "INVALID_PIX_KEY";
 
   constructor(code: "INVALID_DATA" | "INVALID_PIX_KEY", message: string, details: ErrorDetail[]) {
-    super(`${message}. Nothing was sent: fix the fields listed in \`details\`.`, {
+    super(sentences(message, "Nothing was sent: fix the fields listed in `details`"), {
       code,
       retryable: false,
       details,

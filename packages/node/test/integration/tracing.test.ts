@@ -255,7 +255,7 @@ describe("the trace from the SDK call to the webhook", () => {
       secretKey: keys.secretKey,
       webhookSecret: secret,
       fetch: async (input, init) => {
-        // creations go through ky, which hands fetch a Request
+        // the headers of a URL-and-init call, or of a Request should fetch be handed one
         seen.push(new Headers(input instanceof Request ? input.headers : init?.headers).get("traceparent"));
         return fetch(input, init);
       },

@@ -1,11 +1,15 @@
 import { describe, expect, it } from "vitest";
+import { type Fate, fateOf, finalFate } from "../../src/core/outcome.js";
 import {
+  type AttemptEffect,
   type AttemptFailure,
   backoffDelay,
+  classifyFailure,
   DEFAULT_BACKOFF,
   decideRetry,
   nextDelay,
   parseRetryAfter,
+  RETRY_POLICY,
   type RetryClass,
   type RetryDecision,
 } from "../../src/core/retry-policy.js";
@@ -16,31 +20,62 @@ const unsent: AttemptFailure = { kind: "network", sent: "no" };
 const maybeSent: AttemptFailure = { kind: "network", sent: "maybe" };
 const unreadable: AttemptFailure = { kind: "unreadable" };
 
-// DESIGN.md section 5 as a table: [failure, read, create-payin, create-payout]
-const TABLE: [string, AttemptFailure, RetryDecision, RetryDecision, RetryDecision][] = [
-  ["connection refused / DNS", unsent, "retry", "retry", "retry"],
-  ["connection lost after sending", maybeSent, "retry", "fail", "lookup"],
-  ["timeout", timeout, "retry", "fail", "lookup"],
-  ["429", status(429, "RATE_LIMITED"), "retry", "retry", "retry"],
-  ["500 INTERNAL_ERROR", status(500, "INTERNAL_ERROR"), "retry", "fail", "lookup"],
-  ["502 non-JSON", status(502), "retry", "fail", "lookup"],
-  ["503", status(503, "INTERNAL_ERROR"), "retry", "fail", "lookup"],
-  ["501", status(501), "fail", "fail", "fail"],
-  ["502 PROVIDER_ERROR", status(502, "PROVIDER_ERROR"), "retry", "fail", "fail"],
-  ["502 TEMPORARY_UNAVAILABLE", status(502, "TEMPORARY_UNAVAILABLE"), "retry", "fail", "fail"],
-  ["502 PROVIDER_REJECTED", status(502, "PROVIDER_REJECTED"), "retry", "fail", "fail"],
-  ["400 INVALID_DATA", status(400, "INVALID_DATA"), "fail", "fail", "fail"],
-  ["400 INSUFFICIENT_FUNDS", status(400, "INSUFFICIENT_FUNDS"), "fail", "fail", "fail"],
-  ["401", status(401, "UNAUTHORIZED"), "fail", "fail", "fail"],
-  ["403", status(403, "KYC_NOT_APPROVED"), "fail", "fail", "fail"],
-  ["404", status(404, "NOT_FOUND"), "fail", "fail", "fail"],
-  ["2xx unreadable", unreadable, "fail", "fail", "lookup"],
+// The policy of docs/errors-and-retries.md as a table: [failure, read, create-payin, create-payout, what it says]
+const TABLE: [string, AttemptFailure, RetryDecision, RetryDecision, RetryDecision, AttemptEffect][] = [
+  ["connection refused / DNS", unsent, "retry", "retry", "retry", "none"],
+  ["connection lost after sending", maybeSent, "retry", "fail", "lookup", "in-flight"],
+  ["timeout", timeout, "retry", "fail", "lookup", "in-flight"],
+  ["429", status(429, "RATE_LIMITED"), "retry", "retry", "retry", "none"],
+  ["500 INTERNAL_ERROR", status(500, "INTERNAL_ERROR"), "retry", "fail", "lookup", "unknown"],
+  ["502 non-JSON", status(502), "retry", "fail", "lookup", "unknown"],
+  ["503", status(503, "INTERNAL_ERROR"), "retry", "fail", "lookup", "unknown"],
+  ["501", status(501), "fail", "fail", "fail", "answered"],
+  ["502 PROVIDER_ERROR", status(502, "PROVIDER_ERROR"), "retry", "fail", "fail", "answered"],
+  ["502 TEMPORARY_UNAVAILABLE", status(502, "TEMPORARY_UNAVAILABLE"), "retry", "fail", "fail", "answered"],
+  ["502 PROVIDER_REJECTED", status(502, "PROVIDER_REJECTED"), "retry", "fail", "fail", "answered"],
+  ["400 INVALID_DATA", status(400, "INVALID_DATA"), "fail", "fail", "fail", "answered"],
+  ["400 INSUFFICIENT_FUNDS", status(400, "INSUFFICIENT_FUNDS"), "fail", "fail", "fail", "answered"],
+  ["401", status(401, "UNAUTHORIZED"), "fail", "fail", "fail", "answered"],
+  ["403", status(403, "KYC_NOT_APPROVED"), "fail", "fail", "fail", "answered"],
+  ["404", status(404, "NOT_FOUND"), "fail", "fail", "fail", "answered"],
+  ["2xx unreadable", unreadable, "fail", "fail", "lookup", "took-effect"],
 ];
 
 describe("decideRetry", () => {
   it.each(TABLE)("%s → read: %s, payin: %s, payout: %s", (_label, failure, read, payin, payout) => {
     const classes: RetryClass[] = ["read", "create-payin", "create-payout"];
     expect(classes.map((c) => decideRetry(c, failure))).toEqual([read, payin, payout]);
+  });
+
+  it.each(TABLE.map(([label, failure, , , , effect]) => [label, effect, failure] as const))(
+    "%s says its effect is: %s",
+    (_label, effect, failure) => {
+      expect(RETRY_POLICY[classifyFailure(failure)].effect).toBe(effect);
+    },
+  );
+});
+
+describe("a creation's fate", () => {
+  it.each<[AttemptEffect, Fate]>([
+    ["none", "answered"],
+    ["answered", "answered"],
+    ["in-flight", "unknown"],
+    ["unknown", "unknown"],
+    ["took-effect", "took-effect"],
+  ])("an attempt whose effect is %s, nothing looked up: %s", (effect, fate) => {
+    expect(fateOf(effect)).toBe(fate);
+  });
+
+  it.each<[Fate, boolean, Fate]>([
+    ["answered", false, "answered"],
+    ["answered", true, "absent-but-in-flight"],
+    ["absent", true, "absent-but-in-flight"],
+    ["unknown", true, "absent-but-in-flight"],
+    ["lookup-failed", true, "lookup-failed"],
+    ["took-effect", true, "took-effect"],
+    ["absent", false, "absent"],
+  ])("last %s, an earlier attempt still in flight: %s → %s", (last, inFlight, fate) => {
+    expect(finalFate(last, inFlight)).toBe(fate);
   });
 });
 

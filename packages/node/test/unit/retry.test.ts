@@ -13,7 +13,7 @@ const error = (status: number, code: string, headers?: Record<string, string>): 
 const proxyPage: Step = { status: 502, raw: "<html><body>502 Bad Gateway</body></html>" };
 const pixPayin = { ...payinBase, paymentMethod: "PIX" as const };
 
-describe("GET: retried on transient failures (DESIGN.md section 5)", () => {
+describe("GET: retried on transient failures (docs/errors-and-retries.md)", () => {
   it.each<[string, Step]>([
     ["connection refused", { reject: fetchFailed("ECONNREFUSED") }],
     ["connection reset", { reject: fetchFailed("ECONNRESET") }],

@@ -53,7 +53,7 @@ beforeAll(async () => {
     outDir: dir,
     dts: false,
     silent: true,
-    noExternal: ["@paykit/contract", "@paykit/webhooks", "ky", "zod"],
+    noExternal: ["@paykit/contract", "@paykit/webhooks", "zod"],
     esbuildOptions(options) {
       options.conditions = ["@paykit/source"];
       options.mainFields = ["module", "main"];
