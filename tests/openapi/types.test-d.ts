@@ -53,5 +53,7 @@ describe("the SDK's known literals equal the document's enums", () => {
 
   it("error codes (METHOD_NOT_ALLOWED answers a method no operation has)", () => {
     expectTypeOf<DocumentErrorCode>().toEqualTypeOf<Exclude<KnownErrorCode, "METHOD_NOT_ALLOWED">>();
+    // the error body's vocabulary: every code, METHOD_NOT_ALLOWED included
+    expectTypeOf<S["ErrorBody"]["code"]>().toEqualTypeOf<KnownErrorCode>();
   });
 });

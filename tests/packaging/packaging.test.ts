@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 // What a merchant gets from the registry: the packed tarballs, installed with plain npm into a
 // project that has never seen this workspace, then loaded both ways.
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const PACKAGES = ["contract", "webhooks", "node", "mock-server", "browser"] as const;
+const PACKAGES = ["contract", "webhooks", "node", "mock-server", "browser", "react"] as const;
 const ENTRIES: Record<string, string[]> = {
   "@paykit/contract": ["@paykit/contract", "@paykit/contract/br", "@paykit/contract/rules"],
   "@paykit/webhooks": [
@@ -17,10 +17,17 @@ const ENTRIES: Record<string, string[]> = {
     "@paykit/webhooks/errors",
     "@paykit/webhooks/redis",
     "@paykit/webhooks/postgres",
+    "@paykit/webhooks/dedupe",
   ],
-  "@paykit/node": ["@paykit/node"],
-  "@paykit/mock-server": ["@paykit/mock-server", "@paykit/mock-server/msw"],
-  "@paykit/browser": ["@paykit/browser"],
+  "@paykit/node": [
+    "@paykit/node",
+    "@paykit/node/checkout",
+    "@paykit/node/checkout/redis",
+    "@paykit/node/checkout/postgres",
+  ],
+  "@paykit/mock-server": ["@paykit/mock-server", "@paykit/mock-server/engine", "@paykit/mock-server/msw"],
+  "@paykit/browser": ["@paykit/browser", "@paykit/browser/checkout", "@paykit/browser/checkout/element"],
+  "@paykit/react": ["@paykit/react"],
 };
 
 let project: string;
@@ -43,7 +50,20 @@ beforeAll(() => {
   // msw, PGlite and pg are optional peers of the mock server: a merchant who imports
   // @paykit/mock-server/msw has msw, one who keeps the mock's state in a directory or in PostgreSQL
   // installs the driver (the README's commands).
-  const dependencies = { ...overrides, msw: "2.15.0", "@electric-sql/pglite": "0.5.16", pg: "8.23.1" };
+  // React and its types are peers of @paykit/react: a React app has them.
+  const react = {
+    react: "19.3.1",
+    "react-dom": "19.3.1",
+    "@types/react": "19.3.0",
+    "@types/react-dom": "19.3.0",
+  };
+  const dependencies = {
+    ...overrides,
+    ...react,
+    msw: "2.15.0",
+    "@electric-sql/pglite": "0.5.16",
+    pg: "8.23.1",
+  };
   const manifest = { name: "merchant-app", private: true, dependencies, overrides };
   writeFileSync(join(project, "package.json"), JSON.stringify(manifest, null, 2));
   execFileSync("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", "--ignore-scripts"], {
@@ -146,6 +166,93 @@ describe("the published packages, installed from their tarballs", () => {
     expect(client).not.toContain("z.strictObject");
   });
 
+  // NestJS's default tsconfig (`module: commonjs`, `moduleResolution: node`) reads no `exports` map:
+  // each subpath's types come from the package's `typesVersions`.
+  it("resolves the types of every entry point under moduleResolution node (node10), as in a NestJS project", () => {
+    const entries = Object.values(ENTRIES).flat();
+    const dir = join(project, "node10");
+    mkdirSync(dir, { recursive: true });
+    const imports = entries.map((entry, i) => `import * as entry${i} from ${JSON.stringify(entry)};`);
+    const uses = entries.map((_, i) => `entry${i}`).join(", ");
+    writeFileSync(join(dir, "index.ts"), `${imports.join("\n")}\nexport const all = [${uses}];\n`);
+    const tsconfig = {
+      compilerOptions: {
+        // NestJS's defaults, with our declaration files checked too (skipLibCheck off): an import
+        // inside them that node10 cannot resolve is an error as well
+        module: "commonjs",
+        moduleResolution: "node",
+        esModuleInterop: true,
+        target: "es2021",
+        lib: ["es2023", "esnext.disposable", "dom"], // `await using` of the mock's types
+        strict: true,
+        noEmit: true,
+        skipLibCheck: false,
+        types: [],
+      },
+      files: ["index.ts"],
+    };
+    writeFileSync(join(dir, "tsconfig.json"), JSON.stringify(tsconfig, null, 2));
+    const tsc = join(root, "node_modules", "typescript", "bin", "tsc");
+    let out = "";
+    try {
+      out = execFileSync("node", [tsc, "-p", dir, "--traceResolution"], {
+        cwd: project,
+        encoding: "utf8",
+        maxBuffer: 512 * 1024 * 1024, // the resolution trace is long
+      });
+    } catch (error) {
+      const { stdout = "", message } = error as { stdout?: string; message: string };
+      const errors = stdout.split("\n").filter((line) => line.includes("error TS"));
+      throw new Error(`tsc --moduleResolution node failed: ${errors.join("\n") || message}`);
+    }
+    // every entry resolved to a declaration file of the installed package
+    for (const entry of entries) {
+      expect(out, entry).toMatch(
+        new RegExp(
+          `Module name '${entry}' was successfully resolved to '[^']*/node_modules/${entry.split("/").slice(0, 2).join("/")}/dist/[^']*\\.d\\.c?ts'`,
+        ),
+      );
+    }
+  });
+
+  // A receiver imports the deduplicator and the error guards from @paykit/node; importing the client
+  // must still load no schema (the contract's and the webhooks package's main entries, zod).
+  it("importing @paykit/node loads neither schemas nor the webhooks parser, in ESM and CJS", () => {
+    // The resolve hook runs on the loader's own thread: it appends to a file, read once the import is done.
+    const record = join(project, "resolved-esm.txt");
+    const hooks = `import { appendFileSync } from "node:fs";
+      export async function resolve(specifier, context, next) {
+        const resolved = await next(specifier, context);
+        appendFileSync(${JSON.stringify(record)}, "resolved " + resolved.url + "\\n");
+        return resolved;
+      }`;
+    const esm = run([
+      "--input-type=module",
+      "-e",
+      `import { register } from "node:module";
+       register("data:text/javascript," + encodeURIComponent(${JSON.stringify(hooks)}));
+       const node = await import("@paykit/node");
+       console.log(typeof node.WebhookDeduplicator, typeof node.isKnownPayinStatus, typeof node.parseWebhookRequest);
+       console.log((await import("node:fs")).readFileSync(${JSON.stringify(record)}, "utf8"));`,
+    ]);
+    const cjs = run([
+      "-e",
+      `const node = require("@paykit/node");
+       for (const file of Object.keys(require.cache)) console.log("resolved " + file);
+       console.log(typeof node.WebhookDeduplicator, typeof node.isKnownPayinStatus, typeof node.parseWebhookRequest);`,
+    ]);
+    for (const out of [esm, cjs]) {
+      expect(out).toContain("function function function");
+      const loaded = out.split("\n").filter((line) => line.startsWith("resolved "));
+      expect(loaded.some((line) => line.includes("/@paykit/webhooks/dist/"))).toBe(true);
+      expect(
+        loaded.filter((line) =>
+          /\/@paykit\/(contract|webhooks)\/dist\/index\.c?js$|\/node_modules\/zod\//.test(line),
+        ),
+      ).toEqual([]);
+    }
+  });
+
   it("the browser package ships its <script> build", () => {
     const iife = readFileSync(
       join(project, "node_modules/@paykit/browser/dist/paykit-browser.global.js"),
@@ -158,15 +265,14 @@ describe("the published packages, installed from their tarballs", () => {
 describe("the README's npm path, from the installed tarballs", () => {
   /** `npx paykit-mock …` from the installed tarballs, once it printed its address and the default keys. */
   async function startInstalledMock(args: string[]) {
-    const { spawn } = await import("node:child_process");
+    const { spawnGroup } = await import("../../scripts/processes.mjs");
     // Its own process group: npx runs the bin as a child, which a signal to npx alone leaves running.
-    const child = spawn(
+    const child = spawnGroup(
       "npx",
       ["--no-install", "paykit-mock", ...args, "--port", "0", "--host", "127.0.0.1"],
       {
         cwd: project,
         stdio: ["ignore", "pipe", "pipe"],
-        detached: true,
       },
     );
     const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -199,9 +305,16 @@ describe("the README's npm path, from the installed tarballs", () => {
     };
   }
 
-  it("`npx paykit-mock --manual` serves the mock, and a client built from the printed keys pays through it", async () => {
-    const { stop, url, publicKey, secretKey } = await startInstalledMock(["--manual"]);
+  it("`npx paykit-mock --manual --default-keys …` serves the mock with those keys and the same webhook secret at every start, and a client built from the printed keys pays through it", async () => {
+    const readmeArgs = ["--manual", "--default-keys", "pk_test_local0000000001:sk_test_local0000000001"];
+    const first = await startInstalledMock(readmeArgs);
+    await first.stop();
+    const { stop, url, publicKey, secretKey, out } = await startInstalledMock(readmeArgs);
     try {
+      expect(publicKey).toBe("pk_test_local0000000001");
+      const secret = out.match(/whsec_[A-Za-z0-9+/=]+/)?.[0];
+      expect(secret).toBeDefined();
+      expect(first.out.match(/whsec_[A-Za-z0-9+/=]+/)?.[0]).toBe(secret);
       // the installed @paykit/node against it, as the README's second block does
       const script = `
         const { Paykit } = await import("@paykit/node");

@@ -13,6 +13,8 @@ export {
   canPayoutTransition,
   isFinalPayinStatus,
   isFinalPayoutStatus,
+  isKnownPayinStatus,
+  isKnownPayoutStatus,
   type KnownPayinStatus,
   type KnownPayoutStatus,
   PAYIN_INITIAL_STATUSES,

@@ -1,6 +1,6 @@
 /**
- * Status vocabularies and the transition tables of payins and payouts (DESIGN.md section 2).
- * The mock server moves resources only along these tables, and the docs render them.
+ * Status vocabularies and the transition tables of payins and payouts (docs/decisions.md ("Payin statuses"),
+ * "Payout statuses"). The mock server moves resources only along these tables, and the docs render them.
  */
 
 /** The four ways a payer can pay a payin. */
@@ -40,10 +40,13 @@ export const PAYIN_INITIAL_STATUSES: Readonly<Record<PaymentMethod, readonly Kno
   CREDIT_CARD: ["APPROVED", "REFUSED", "PENDING_3DS"],
 };
 
-/** Where a payin may go from each status; APPROVED, REFUSED and EXPIRED are final. */
+/**
+ * Where a payin may go from each status; APPROVED, REFUSED and EXPIRED are final. PENDING_3DS → EXPIRED: the
+ * customer never finished the 3DS challenge in time (docs/decisions.md ("3DS challenge expiry")).
+ */
 export const PAYIN_TRANSITIONS: Readonly<Record<KnownPayinStatus, readonly KnownPayinStatus[]>> = {
   PENDING: ["APPROVED", "REFUSED", "EXPIRED"],
-  PENDING_3DS: ["APPROVED", "REFUSED"],
+  PENDING_3DS: ["APPROVED", "REFUSED", "EXPIRED"],
   APPROVED: [],
   REFUSED: [],
   EXPIRED: [],
@@ -72,7 +75,7 @@ export const PAYOUT_TRANSITIONS: Readonly<Record<KnownPayoutStatus, readonly Kno
   REFUNDED: [],
 };
 
-/** Payout statuses whose amount is still held against the balance (DESIGN.md: Balance). */
+/** Payout statuses whose amount is still held against the balance (docs/decisions.md ("Balance")). */
 export const PAYOUT_DEBITING_STATUSES: readonly KnownPayoutStatus[] = [
   "AWAITING_APPROVAL",
   "APPROVED",
@@ -88,6 +91,30 @@ export const PAYOUT_IN_FLIGHT_STATUSES: readonly KnownPayoutStatus[] = [
   "PENDING",
   "PROCESSING",
 ];
+
+const KNOWN_PAYIN = new Set<string>(PAYIN_STATUSES);
+const KNOWN_PAYOUT = new Set<string>(PAYOUT_STATUSES);
+
+/**
+ * Whether this version knows a payin status: narrows {@link PayinStatus} (which keeps a newer
+ * service's statuses as plain strings) to {@link KnownPayinStatus}, so a `switch` over it can be
+ * checked for exhaustiveness and the unknown case handled once, before it.
+ * @example
+ * if (!isKnownPayinStatus(payin.status)) return holdForReview(payin); // a status newer than this SDK
+ * switch (payin.status) {
+ *   case "APPROVED": return fulfil(payin);
+ *   // … every other known status; a missing one is a type error below
+ *   default: { const unhandled: never = payin.status; }
+ * }
+ */
+export function isKnownPayinStatus(status: string): status is KnownPayinStatus {
+  return KNOWN_PAYIN.has(status);
+}
+
+/** Whether this version knows a payout status: narrows {@link PayoutStatus} to {@link KnownPayoutStatus} (see {@link isKnownPayinStatus}). */
+export function isKnownPayoutStatus(status: string): status is KnownPayoutStatus {
+  return KNOWN_PAYOUT.has(status);
+}
 
 /** Whether a payin may move from `from` to `to` according to {@link PAYIN_TRANSITIONS}. */
 export function canPayinTransition(from: PayinStatus, to: PayinStatus): boolean {

@@ -9,6 +9,7 @@ export type {
 } from "./domain/accounts.js";
 export {
   type ClockView,
+  type ControlCallOptions,
   type MockControl,
   MockControlError,
   type SetClockParams,

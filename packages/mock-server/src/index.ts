@@ -26,6 +26,7 @@ export type {
   AccountKeys,
   AccountView,
   ClockView,
+  ControlCallOptions,
   CreateAccountParams,
   CreateEngineOptions,
   DeliveryConcurrency,

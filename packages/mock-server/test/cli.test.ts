@@ -4,7 +4,8 @@ import { createRequire } from "node:module";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
-import { parseCliArgs } from "../src/transports/node/args.js";
+import { createMockServer } from "../src/index.js";
+import { COMMANDS, DOCTOR_USAGE, parseCliArgs, USAGE } from "../src/transports/node/args.js";
 import { basic } from "./fixtures.js";
 
 const CLI = fileURLToPath(new URL("../src/transports/node/cli.ts", import.meta.url));
@@ -24,7 +25,7 @@ function start(args: string[]): { child: ChildProcess; lines: AsyncIterableItera
   return { child, lines };
 }
 
-describe("paykit-mock (DESIGN.md section 3)", () => {
+describe("paykit-mock (docs/decisions.md: The mock server: starting it)", () => {
   const children: ChildProcess[] = [];
   afterEach(() => {
     for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
@@ -128,6 +129,62 @@ describe("paykit-mock (DESIGN.md section 3)", () => {
       publicUrl: undefined,
     });
   });
+
+  /** Starts the CLI with `args`, reads the printed webhook secret, and stops it. */
+  async function printedSecret(args: string[]): Promise<string> {
+    const { child, lines } = start(["--port", "0", "--manual", ...args]);
+    children.push(child);
+    const printed: string[] = [];
+    for (let i = 0; i < 5; i += 1) printed.push((await lines.next()).value as string);
+    child.kill("SIGTERM");
+    await once(child, "exit");
+    return (printed[4] as string).replace(/^ {2}webhook secret: /, "");
+  }
+
+  it("prints the same webhook secret at every start with the same --default-keys, another with others", async () => {
+    const keys = "pk_test_local0000000001:sk_test_local0000000001";
+    const first = await printedSecret(["--default-keys", keys]);
+    expect(first).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    expect(await printedSecret(["--default-keys", keys])).toBe(first);
+    // createMockServer in a test gives the same one for the same keys
+    const [publicKey, secretKey] = keys.split(":") as [string, string];
+    const mock = await createMockServer({ defaultAccount: { publicKey, secretKey } });
+    try {
+      expect(mock.account.webhookSecret).toBe(first);
+    } finally {
+      await mock.close();
+    }
+    expect(
+      await printedSecret(["--default-keys", "pk_test_local0000000002:sk_test_local0000000001"]),
+    ).not.toBe(first);
+    // --webhook-secret still wins
+    expect(
+      await printedSecret([
+        "--default-keys",
+        keys,
+        "--webhook-secret",
+        "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+      ]),
+    ).toBe("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw");
+  }, 60_000);
+
+  it("lists every subcommand in --help, and each answers its own --help", async () => {
+    const help = async (args: string[]) => {
+      const { child, lines } = start(args);
+      children.push(child);
+      let out = "";
+      for await (const line of lines) out += `${line}\n`;
+      return out;
+    };
+    const usage = await help(["--help"]);
+    expect(usage).toBe(USAGE);
+    expect(Object.keys(COMMANDS)).toContain("doctor");
+    for (const command of Object.keys(COMMANDS)) {
+      expect(usage).toMatch(new RegExp(`^ {2}${command} +\\S`, "m"));
+      expect(usage).toContain(`(paykit-mock ${command} --help)`);
+    }
+    expect(await help(["doctor", "--help"])).toBe(DOCTOR_USAGE);
+  }, 30_000);
 
   it("prints a random webhook secret for the default account when none is fixed", async () => {
     const { child, lines } = start(["--port", "0", "--manual"]);

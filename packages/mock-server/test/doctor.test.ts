@@ -141,6 +141,83 @@ describe("runWebhookDoctor", () => {
     expect(report.cases.find((c) => c.name === "valid-payin")?.got).toBe("no answer within 150 ms");
   });
 
+  it("says a 500 is the handler throwing, shows its first line, and fails two 500s to one delivery", async () => {
+    // Verifies like a safe receiver, then its business logic throws (the recipe that confirmed the
+    // doctor's made-up ids and let NotFoundError escape).
+    const wh = new Webhook(SECRET);
+    const url = await receiver((req, body, res) => {
+      try {
+        wh.verify(body, req.headers as Record<string, string>);
+      } catch {
+        res.writeHead(400).end();
+        return;
+      }
+      res.writeHead(500).end("NotFoundError: No payin pi_01 exists\n    at confirm (paykit.ts:23)");
+    });
+    const report = await runWebhookDoctor({ url, secret: SECRET, timeoutMs: 2000 });
+    const payin = report.cases.find((c) => c.name === "valid-payin");
+    expect(payin?.got).toMatch(/^500 in \d+ ms: "NotFoundError: No payin pi_01 exists"$/);
+    expect(payin?.fix).toMatch(/^your handler threw \(500: "NotFoundError: No payin pi_01 exists"\)/);
+    expect(payin?.fix).toContain("acknowledge it");
+    expect(payin?.fix).not.toMatch(/signature|whsec_/);
+    const concurrent = report.cases.find((c) => c.name === "in-progress-duplicate");
+    expect(concurrent).toMatchObject({ required: true, passed: false });
+    expect(concurrent?.fix).toMatch(/^your handler threw \(500/);
+    expect(failed(report)).toEqual([
+      "valid-payin",
+      "valid-payout",
+      "duplicate",
+      "in-progress-duplicate",
+      "charset-content-type",
+    ]);
+  });
+
+  it.each([
+    ["answers 500 to everything", 500, "tampered-body", "your handler threw (500) instead of refusing"],
+    ["answers 500 to everything", 500, "valid-payin", "your handler threw (500); its log has the stack"],
+    ["has no such route", 404, "valid-payin", "nothing handles POST at http://127.0.0.1:"],
+    ["redirects", 308, "valid-payout", "the URL redirects (308)"],
+    ["redirects", 308, "wrong-secret", "the URL redirects (308)"],
+  ])(
+    "a receiver that %s (%i) hears it in %s's fix, not 'verify the signature'",
+    async (_, status, name, fix) => {
+      const url = await receiver((_req, _body, res) => void res.writeHead(status).end());
+      const report = await runWebhookDoctor({ url, secret: SECRET, timeoutMs: 2000 });
+      expect(report.cases.find((c) => c.name === name)).toMatchObject({ passed: false });
+      expect(report.cases.find((c) => c.name === name)?.fix).toContain(fix);
+      expect(report.ok).toBe(false);
+    },
+  );
+
+  it("fails one 2xx and one 500 to two copies sent at once (409 expected for the second)", async () => {
+    let running = false;
+    const url = await receiver(async (_req, _body, res) => {
+      if (running) {
+        res.writeHead(500).end("lease taken");
+        return;
+      }
+      running = true;
+      await sleep(300);
+      running = false;
+      res.writeHead(204).end();
+    });
+    const report = await runWebhookDoctor({ url, secret: SECRET, timeoutMs: 2000 });
+    const concurrent = report.cases.find((c) => c.name === "in-progress-duplicate");
+    expect(concurrent).toMatchObject({ required: true, passed: false });
+    expect(concurrent?.got).toMatch(/500 in \d+ ms: "lease taken"/);
+    expect(concurrent?.fix).toContain("on the copy that arrived while the first was handled");
+  });
+
+  it("says nothing answered when no receiver listens at the URL", async () => {
+    const url = await receiver(() => undefined);
+    const closed = servers.pop() as Server;
+    await new Promise((r) => closed.close(r));
+    const report = await runWebhookDoctor({ url, secret: SECRET, timeoutMs: 2000 });
+    expect(report.cases.find((c) => c.name === "valid-payin")?.fix).toMatch(
+      /^nothing answered at http:\/\/127\.0\.0\.1:\d+\/webhooks .*is the receiver running/,
+    );
+  });
+
   it("names the bad option", async () => {
     await expect(runWebhookDoctor({ url: "ftp://x", secret: SECRET })).rejects.toThrow(/url/);
     await expect(runWebhookDoctor({ url: "http://127.0.0.1:1/", secret: "nope" })).rejects.toThrow(/secret/);

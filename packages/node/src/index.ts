@@ -4,9 +4,26 @@
  * @packageDocumentation
  * @module @paykit/node
  */
+// What a merchant writes, from this one package: the contract's request and record types, the status
+// guards (zod-free rules), and what a webhook receiver needs. Values come from light entry points
+// only (`/rules`, `/errors`, `/dedupe`), so importing the client loads no schema.
 export type {
+  Address,
+  Antifraud,
+  BoletoPayinCreateParams,
+  Card,
+  CardData,
+  CardToken,
+  CreditCardPayinCreateParams,
+  Customer,
   ErrorCode,
   ErrorDetail,
+  Item,
+  KnownErrorCode,
+  KnownPayinStatus,
+  KnownPayoutStatus,
+  OpenFinanceCustomer,
+  OpenFinancePayinCreateParams,
   Payin,
   PayinCreated,
   PayinCreatedFor,
@@ -18,15 +35,42 @@ export type {
   PayoutList,
   PayoutListQuery,
   PayoutStatus,
+  PendingThreeDSPayin,
+  PixKeyType,
+  PixPayinCreateParams,
 } from "@paykit/contract";
+export { isKnownPayinStatus, isKnownPayoutStatus } from "@paykit/contract/rules";
 export type {
+  ParseWebhookRequestOptions,
+  PayinWebhookBody,
   PayinWebhookEvent,
+  PayoutWebhookBody,
   PayoutWebhookEvent,
   RawWebhookBody,
+  VerifyWebhookOptions,
   WebhookEvent,
   WebhookHeaders,
+  WebhookSecretInput,
 } from "@paykit/webhooks";
-export { WebhookParseError, WebhookVerificationError } from "@paykit/webhooks/errors";
+export {
+  type DedupBeginResult,
+  type DedupOutcome,
+  MemoryDedupStore,
+  type MemoryDedupStoreOptions,
+  WebhookDeduplicator,
+  type WebhookDeduplicatorOptions,
+  type WebhookDedupStore,
+  webhookDedupKey,
+} from "@paykit/webhooks/dedupe";
+export {
+  isWebhookParseError,
+  isWebhookVerificationError,
+  type WebhookBodyIssue,
+  WebhookParseError,
+  type WebhookParseErrorCode,
+  WebhookVerificationError,
+  type WebhookVerificationErrorCode,
+} from "@paykit/webhooks/errors";
 export { Paykit, type PaykitDescription } from "./client.js";
 export type { PaykitOptions, RequestOptions } from "./core/config.js";
 export type {
@@ -67,5 +111,8 @@ export {
   PaykitTimeoutError,
 } from "./errors/transport-error.js";
 export { type ConfigErrorCode, PaykitConfigError, PaykitValidationError } from "./errors/validation-error.js";
+export { PaymentWaitTimeoutError } from "./errors/wait-timeout-error.js";
 export type { ConfirmedRecord, Payins, Payouts, WebhookParseOptions, Webhooks } from "./resources/index.js";
+export type { FinalPayin, FinalPayinStatus, WaitForFinalOptions } from "./resources/wait-for-final.js";
 export { VERSION } from "./version.js";
+export { parseWebhookRequest, verifyWebhook } from "./webhook-readers.js";

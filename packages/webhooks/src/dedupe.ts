@@ -1,3 +1,10 @@
+/**
+ * Run each webhook delivery's handler at most once, across every instance of a receiver: the
+ * deduplicator and its in-memory store, without the parsers (no schema is loaded).
+ *
+ * @packageDocumentation
+ * @module @paykit/webhooks/dedupe
+ */
 import type { WebhookEvent } from "./event.js";
 
 /**
@@ -109,7 +116,7 @@ export interface WebhookDeduplicatorOptions {
   leaseMs?: number;
   /**
    * How long a handled delivery is remembered, in ms. Paykit retries a delivery for about 4.6 hours
-   * (DESIGN.md: Webhooks), so the default covers every retry with margin.
+   * (docs/decisions.md ("Webhooks")), so the default covers every retry with margin.
    * @default 86400000 (24 h)
    */
   ttlMs?: number;

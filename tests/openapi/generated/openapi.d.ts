@@ -589,7 +589,11 @@ export interface components {
             };
         };
         ErrorBody: {
-            code: string;
+            /**
+             * @description Every error code this version knows; each operation lists those it answers. METHOD_NOT_ALLOWED (405) answers a method a path does not have. A later version may add codes.
+             * @enum {string}
+             */
+            code: "INVALID_DATA" | "REJECTED_BY_RISK" | "PAYER_LIMIT_REJECTED" | "INVALID_CVV" | "PROVIDER_ERROR" | "INSUFFICIENT_FUNDS" | "INVALID_PIX_KEY" | "BEYOND_LIMITS" | "TEMPORARY_UNAVAILABLE" | "PROVIDER_REJECTED" | "UNAUTHORIZED" | "KYC_NOT_APPROVED" | "CREDIT_CARD_NOT_ENABLED" | "NOT_FOUND" | "METHOD_NOT_ALLOWED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "RATE_LIMITED" | "INTERNAL_ERROR";
             message: string;
             details?: {
                 path: string;

@@ -8,6 +8,16 @@ import {
 import { Webhook } from "standardwebhooks";
 import * as z from "zod/mini";
 import { UlidFactory } from "../domain/ids.js";
+import {
+  type Answer,
+  describeAnswer,
+  firstLineOf,
+  fixForAcknowledged,
+  fixForInProgress,
+  fixForRefused,
+  is2xx,
+  is4xx,
+} from "./hints.js";
 
 /** One case of the webhook doctor's battery and its verdict. */
 export interface DoctorCase {
@@ -44,12 +54,6 @@ export interface WebhookDoctorOptions {
   stateUrl?: string;
   /** The `fetch` to send with (tests inject one); global `fetch` otherwise. */
   fetch?: (url: string, init: RequestInit) => Promise<Response>;
-}
-
-interface Answer {
-  status: number | null;
-  ms: number;
-  error: string | null;
 }
 
 const ids = new UlidFactory();
@@ -104,10 +108,10 @@ export async function runWebhookDoctor(options: WebhookDoctorOptions): Promise<D
         redirect: "manual",
         signal: AbortSignal.timeout(timeoutMs),
       });
-      await response.arrayBuffer().catch(() => undefined);
+      const firstLine = firstLineOf(await bodyHead(response));
       const ms = performance.now() - started;
       times.push(ms);
-      return { status: response.status, ms, error: null };
+      return { status: response.status, ms, error: null, firstLine };
     } catch (cause) {
       const ms = performance.now() - started;
       times.push(ms);
@@ -116,7 +120,7 @@ export async function runWebhookDoctor(options: WebhookDoctorOptions): Promise<D
         e?.name === "TimeoutError" || e?.name === "AbortError"
           ? `no answer within ${timeoutMs} ms`
           : String(e?.message);
-      return { status: null, ms, error };
+      return { status: null, ms, error, firstLine: "" };
     }
   };
 
@@ -129,10 +133,9 @@ export async function runWebhookDoctor(options: WebhookDoctorOptions): Promise<D
     got: string,
     fix: string,
   ) => cases.push({ name, required, passed, expected, got, fix: passed ? "" : fix });
-  const describe = (a: Answer) =>
-    a.status === null ? (a.error ?? "no answer") : `${a.status} in ${Math.round(a.ms)} ms`;
-  const is2xx = (a: Answer) => a.status !== null && a.status >= 200 && a.status < 300;
-  const is4xx = (a: Answer) => a.status !== null && a.status >= 400 && a.status < 500;
+  const describe = describeAnswer;
+  const acked = (a: Answer, usual: string) => fixForAcknowledged(a, url, usual);
+  const refused = (a: Answer, usual: string) => fixForRefused(a, url, usual);
 
   const payin = JSON.stringify(samplePayinEvent("PAID"));
   const payoutId = `po_${ids.next(Date.now())}`;
@@ -145,7 +148,10 @@ export async function runWebhookDoctor(options: WebhookDoctorOptions): Promise<D
     is2xx(validPayin),
     `2xx within ${timeoutMs} ms`,
     describe(validPayin),
-    "verify with the whsec_ secret over the raw body and answer 2xx once the event is stored",
+    acked(
+      validPayin,
+      "verify with the whsec_ secret over the raw body and answer 2xx once the event is stored",
+    ),
   );
   const payoutDeliveryId = `msg_${ids.next(Date.now())}`;
   const validPayout = await send(payout, { id: payoutDeliveryId });
@@ -155,7 +161,10 @@ export async function runWebhookDoctor(options: WebhookDoctorOptions): Promise<D
     is2xx(validPayout),
     `2xx within ${timeoutMs} ms`,
     describe(validPayout),
-    "accept payout events as well as payin events (a payout body has pixKey, a payin body paymentMethod)",
+    acked(
+      validPayout,
+      "accept payout events as well as payin events (a payout body has pixKey, a payin body paymentMethod)",
+    ),
   );
   const again = await send(payout, { id: payoutDeliveryId });
   add(
@@ -164,7 +173,10 @@ export async function runWebhookDoctor(options: WebhookDoctorOptions): Promise<D
     is2xx(again),
     "2xx: a redelivery of a handled event is acknowledged without acting twice",
     describe(again),
-    "deduplicate on webhook-id and answer 2xx to a delivery already handled, or the mock retries it for days",
+    acked(
+      again,
+      "deduplicate on webhook-id and answer 2xx to a delivery already handled, or the mock retries it for days",
+    ),
   );
 
   const concurrentBody = JSON.stringify(samplePayinEvent("PAID"));
@@ -173,29 +185,15 @@ export async function runWebhookDoctor(options: WebhookDoctorOptions): Promise<D
     send(concurrentBody, { id: concurrentId }),
     send(concurrentBody, { id: concurrentId }),
   ]);
-  const bothAcked = is2xx(first) && is2xx(second);
-  // One copy acknowledged while the other was still running: their answers came well apart. Two
-  // answers close together mean the receiver is too fast (or serialises) for the doctor to tell.
-  const gap = Math.abs(first.ms - second.ms);
-  const overlapped = gap >= IN_PROGRESS_GAP_MS;
-  add(
-    "in-progress-duplicate",
-    !bothAcked || overlapped,
-    !(bothAcked && overlapped),
-    "not both 2xx while the first is handled (answer 409 to the second)",
-    bothAcked && !overlapped
-      ? `both 2xx, ${Math.round(gap)} ms apart: too fast to tell (informative)`
-      : `${describe(first)}; ${describe(second)}`,
-    "claim the webhook-id before handling and answer 409 to a delivery whose first copy is still running",
-  );
+  add("in-progress-duplicate", ...inProgressVerdict(first, second, url));
 
   const tamperedSigned = JSON.stringify(samplePayinEvent("PAID", 1000));
   const tampered = await send(tamperedSigned.replace('"amount":1000', '"amount":1'), {
     signedBody: tamperedSigned,
   });
-  add("tampered-body", true, is4xx(tampered), "4xx", describe(tampered), FIX_VERIFY);
+  add("tampered-body", true, is4xx(tampered), "4xx", describe(tampered), refused(tampered, FIX_VERIFY));
   const wrong = await send(payin, { signWith: wrongSigner });
-  add("wrong-secret", true, is4xx(wrong), "4xx", describe(wrong), FIX_VERIFY);
+  add("wrong-secret", true, is4xx(wrong), "4xx", describe(wrong), refused(wrong, FIX_VERIFY));
   const unsigned = await send(payin, { signWith: null });
   add(
     "unsigned",
@@ -203,7 +201,10 @@ export async function runWebhookDoctor(options: WebhookDoctorOptions): Promise<D
     is4xx(unsigned),
     "4xx",
     describe(unsigned),
-    "reject deliveries without a webhook-signature header; never skip verification when the secret is unset",
+    refused(
+      unsigned,
+      "reject deliveries without a webhook-signature header; never skip verification when the secret is unset",
+    ),
   );
   const now = Math.floor(Date.now() / 1000);
   const stale = await send(payin, { at: now - 600 });
@@ -213,7 +214,7 @@ export async function runWebhookDoctor(options: WebhookDoctorOptions): Promise<D
     is4xx(stale),
     `4xx (webhook-timestamp 10 minutes old, tolerance ${WEBHOOK_TOLERANCE_SECONDS} s)`,
     describe(stale),
-    FIX_TIME,
+    refused(stale, FIX_TIME),
   );
   const future = await send(payin, { at: now + 600 });
   add(
@@ -222,7 +223,7 @@ export async function runWebhookDoctor(options: WebhookDoctorOptions): Promise<D
     is4xx(future),
     "4xx (webhook-timestamp 10 minutes ahead)",
     describe(future),
-    FIX_TIME,
+    refused(future, FIX_TIME),
   );
 
   const orderId = `po_${ids.next(Date.now())}`;
@@ -249,7 +250,9 @@ export async function runWebhookDoctor(options: WebhookDoctorOptions): Promise<D
       ? "2xx to both (informative: pass --state-url to check the status kept)"
       : "2xx to both, and the receiver still holds COMPLETED",
     `${describe(completed)}; ${describe(processing)}${held === null ? "" : `; state: ${held}`}`,
-    "order events by updatedAt and never move a resource back from a final status",
+    orderOk
+      ? "order events by updatedAt and never move a resource back from a final status"
+      : acked(is2xx(completed) ? processing : completed, "acknowledge both events, older one included"),
   );
 
   const charset = await send(payin, { contentType: "application/json; charset=utf-8" });
@@ -259,7 +262,9 @@ export async function runWebhookDoctor(options: WebhookDoctorOptions): Promise<D
     is2xx(charset),
     "2xx to Content-Type: application/json; charset=utf-8",
     describe(charset),
-    "match the media type, not the whole Content-Type header",
+    charset.status === 415 || charset.status === 400
+      ? "match the media type, not the whole Content-Type header"
+      : acked(charset, "match the media type, not the whole Content-Type header"),
   );
 
   const slowest = Math.max(...times);
@@ -272,6 +277,67 @@ export async function runWebhookDoctor(options: WebhookDoctorOptions): Promise<D
     "acknowledge fast (store the event, answer 2xx) and do slow work afterwards",
   );
   return { cases, ok: cases.every((c) => !c.required || c.passed) };
+}
+
+const FIX_CLAIM =
+  "claim the webhook-id before handling and answer 409 to a delivery whose first copy is still running";
+
+/**
+ * The verdict on two copies of one delivery sent at once: one handles it (2xx), the other hears 409
+ * (in progress) and is retried. Both 2xx well apart means the second ran while the first did; both
+ * 2xx close together cannot be told apart from a fast receiver (informative). Neither 2xx (two 500s)
+ * means the event was not handled at all.
+ */
+function inProgressVerdict(
+  first: Answer,
+  second: Answer,
+  url: string,
+): [required: boolean, passed: boolean, expected: string, got: string, fix: string] {
+  const expected = "one 2xx, and 409 to the copy that arrives while the first is handled";
+  const got = `${describeAnswer(first)}; ${describeAnswer(second)}`;
+  const gap = Math.abs(first.ms - second.ms);
+  if (is2xx(first) && is2xx(second)) {
+    // Answers close together: the receiver is too fast (or serialises) for the doctor to tell.
+    if (gap < IN_PROGRESS_GAP_MS)
+      return [
+        false,
+        true,
+        expected,
+        `both 2xx, ${Math.round(gap)} ms apart: too fast to tell (informative)`,
+        "",
+      ];
+    return [true, false, expected, got, FIX_CLAIM];
+  }
+  const other = is2xx(first) ? second : is2xx(second) ? first : null;
+  if (other === null) {
+    const fix =
+      first.status === 409 && second.status === 409
+        ? "both copies were answered 409: the one that claims the webhook-id must handle it and answer 2xx"
+        : fixForAcknowledged(is2xx(first) || first.status === 409 ? second : first, url, FIX_CLAIM);
+    return [true, false, expected, got, fix];
+  }
+  if (other.status === 409) return [true, true, expected, got, ""];
+  return [true, false, expected, got, fixForInProgress(other, url, FIX_CLAIM)];
+}
+
+/** At most the first 4 KiB of an answer's body, as text (a receiver's error page can be large). */
+async function bodyHead(response: Response): Promise<string> {
+  const reader = response.body?.getReader();
+  if (!reader) return "";
+  const decoder = new TextDecoder();
+  let text = "";
+  try {
+    while (text.length < 4096) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+  } catch {
+    // a body cut off midway still has its first line
+  } finally {
+    reader.cancel().catch(() => undefined);
+  }
+  return text.slice(0, 4096);
 }
 
 const FIX_VERIFY =

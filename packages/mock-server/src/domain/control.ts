@@ -42,7 +42,7 @@ import {
 } from "./payins.js";
 import { payoutControl } from "./payouts.js";
 import type { PixKeyEntry, RegisterPixKeyParams } from "./pix-directory.js";
-import { payinJson, payoutJson } from "./records.js";
+import { type PayinRecord, type PayoutRecord, payinJson, payoutJson } from "./records.js";
 import type { MockState } from "./state.js";
 
 /** The mock's clock as `GET /_mock/clock` answers it. */
@@ -60,8 +60,24 @@ export interface SetClockParams {
 }
 
 /**
- * The control API of the mock as typed methods (DESIGN.md section 3). Two implementations share it:
- * direct calls on an in-process engine, and HTTP calls to `/_mock/*` of a running mock.
+ * Options of a control call that moves a payin or payout. `awaitWebhooks: true` resolves the call only
+ * once the webhook deliveries it caused have been attempted (the account's `flushWebhooks`): a test
+ * that pays a payin can then assert on what its receiver got, without polling. HTTP:
+ * `?awaitWebhooks=true`.
+ */
+export interface ControlCallOptions {
+  /**
+   * Wait for the account's deliveries in flight (this call's among them) to be answered, and for held
+   * out-of-order events to be sent; a retry due later is not waited for (move the clock, then flush).
+   * @default false
+   */
+  awaitWebhooks?: boolean;
+}
+
+/**
+ * The control API of the mock as typed methods (docs/decisions.md ("The mock server: control API")).
+ * Two implementations share it: direct calls on an in-process engine, and HTTP calls to `/_mock/*` of a
+ * running mock.
  * Every failure rejects with a {@link MockControlError} carrying the service's error body.
  */
 export interface MockControl {
@@ -96,23 +112,23 @@ export interface MockControl {
    */
   resetAccount(accountId: string): Promise<AccountView>;
   /** The customer pays a PIX or BOLETO payin: PENDING → APPROVED, with its webhook. */
-  payPayin(payinId: string): Promise<Payin>;
+  payPayin(payinId: string, options?: ControlCallOptions): Promise<Payin>;
   /** The customer's open finance decision: APPROVED or REFUSED. */
-  authorizePayin(payinId: string, approve: boolean): Promise<Payin>;
+  authorizePayin(payinId: string, approve: boolean, options?: ControlCallOptions): Promise<Payin>;
   /** A pending payin expires now. */
-  expirePayin(payinId: string): Promise<Payin>;
+  expirePayin(payinId: string, options?: ControlCallOptions): Promise<Payin>;
   /** Completes a card payin's 3DS challenge without a browser (tests of the server side). */
-  completeThreeDS(payinId: string, outcome: ThreeDSOutcome): Promise<Payin>;
+  completeThreeDS(payinId: string, outcome: ThreeDSOutcome, options?: ControlCallOptions): Promise<Payin>;
   /** The dashboard approves a payout awaiting approval. */
-  approvePayout(payoutId: string): Promise<Payout>;
+  approvePayout(payoutId: string, options?: ControlCallOptions): Promise<Payout>;
   /** The dashboard rejects a payout awaiting approval: CANCELED, amount returned. */
-  rejectPayout(payoutId: string): Promise<Payout>;
+  rejectPayout(payoutId: string, options?: ControlCallOptions): Promise<Payout>;
   /** One processing step: PENDING/APPROVED → PROCESSING → COMPLETED (or the magic keys' outcome). */
-  advancePayout(payoutId: string): Promise<Payout>;
+  advancePayout(payoutId: string, options?: ControlCallOptions): Promise<Payout>;
   /** The bank rejects a PROCESSING payout: FAILED (default) or REFUSED, amount returned. */
-  failPayout(payoutId: string, status?: "FAILED" | "REFUSED"): Promise<Payout>;
+  failPayout(payoutId: string, status?: "FAILED" | "REFUSED", options?: ControlCallOptions): Promise<Payout>;
   /** The receiving bank returns a COMPLETED payout: REFUNDED, amount returned. */
-  refundPayout(payoutId: string): Promise<Payout>;
+  refundPayout(payoutId: string, options?: ControlCallOptions): Promise<Payout>;
   /** The mock clock. */
   clock(): Promise<ClockView>;
   /** An account's own test clock: the sandbox clock plus the account's offset. */
@@ -237,34 +253,49 @@ export class ControlOperations {
     this.state.changes?.account(accountId);
     return rotated;
   }
-  payPayin(id: string): Payin {
-    return payinJson(payPayin(this.state, id));
+  payPayin(id: string, options?: ControlCallOptions): Payin | Promise<Payin> {
+    return this.#payin(payPayin(this.state, id), options);
   }
-  authorizePayin(id: string, approve: boolean): Payin {
-    return payinJson(authorizePayin(this.state, id, approve));
+  authorizePayin(id: string, approve: boolean, options?: ControlCallOptions): Payin | Promise<Payin> {
+    return this.#payin(authorizePayin(this.state, id, approve), options);
   }
-  expirePayin(id: string): Payin {
-    return payinJson(expirePayin(this.state, id));
+  expirePayin(id: string, options?: ControlCallOptions): Payin | Promise<Payin> {
+    return this.#payin(expirePayin(this.state, id), options);
   }
-  completeThreeDS(id: string, outcome: ThreeDSOutcome): Payin {
+  completeThreeDS(id: string, outcome: ThreeDSOutcome, options?: ControlCallOptions): Payin | Promise<Payin> {
     const payin = payinOf(this.state, null, id);
     completeThreeDS(this.state, payin, outcome);
-    return payinJson(payin);
+    return this.#payin(payin, options);
   }
-  approvePayout(id: string): Payout {
-    return payoutJson(payoutControl.approve(this.state, id));
+  approvePayout(id: string, options?: ControlCallOptions): Payout | Promise<Payout> {
+    return this.#payout(payoutControl.approve(this.state, id), options);
   }
-  rejectPayout(id: string): Payout {
-    return payoutJson(payoutControl.reject(this.state, id));
+  rejectPayout(id: string, options?: ControlCallOptions): Payout | Promise<Payout> {
+    return this.#payout(payoutControl.reject(this.state, id), options);
   }
-  advancePayout(id: string): Payout {
-    return payoutJson(payoutControl.advance(this.state, id));
+  advancePayout(id: string, options?: ControlCallOptions): Payout | Promise<Payout> {
+    return this.#payout(payoutControl.advance(this.state, id), options);
   }
-  failPayout(id: string, status?: "FAILED" | "REFUSED"): Payout {
-    return payoutJson(payoutControl.fail(this.state, id, status));
+  failPayout(
+    id: string,
+    status?: "FAILED" | "REFUSED",
+    options?: ControlCallOptions,
+  ): Payout | Promise<Payout> {
+    return this.#payout(payoutControl.fail(this.state, id, status), options);
   }
-  refundPayout(id: string): Payout {
-    return payoutJson(payoutControl.refund(this.state, id));
+  refundPayout(id: string, options?: ControlCallOptions): Payout | Promise<Payout> {
+    return this.#payout(payoutControl.refund(this.state, id), options);
+  }
+  // The record as the call left it; with awaitWebhooks, answered once its account's deliveries settled.
+  #payin(payin: PayinRecord, options: ControlCallOptions | undefined): Payin | Promise<Payin> {
+    return this.#afterDeliveries(payin.accountId, payinJson(payin), options);
+  }
+  #payout(payout: PayoutRecord, options: ControlCallOptions | undefined): Payout | Promise<Payout> {
+    return this.#afterDeliveries(payout.accountId, payoutJson(payout), options);
+  }
+  #afterDeliveries<T>(accountId: string, result: T, options: ControlCallOptions | undefined): T | Promise<T> {
+    if (!options?.awaitWebhooks) return result;
+    return this.state.outbox.flush(accountId).then(() => result);
   }
   clock(): ClockView {
     return { now: new Date(this.state.clock.now()).toISOString() };
@@ -387,15 +418,15 @@ export function directControl(ops: ControlOperations, saved?: () => Promise<void
     updateAccount: (id, params) => call(() => ops.updateAccount(id, params)),
     rotateWebhookSecret: (id, params) => call(() => ops.rotateWebhookSecret(id, params)),
     resetAccount: (id) => call(() => ops.resetAccount(id)),
-    payPayin: (id) => call(() => ops.payPayin(id)),
-    authorizePayin: (id, approve) => call(() => ops.authorizePayin(id, approve)),
-    expirePayin: (id) => call(() => ops.expirePayin(id)),
-    completeThreeDS: (id, outcome) => call(() => ops.completeThreeDS(id, outcome)),
-    approvePayout: (id) => call(() => ops.approvePayout(id)),
-    rejectPayout: (id) => call(() => ops.rejectPayout(id)),
-    advancePayout: (id) => call(() => ops.advancePayout(id)),
-    failPayout: (id, status) => call(() => ops.failPayout(id, status)),
-    refundPayout: (id) => call(() => ops.refundPayout(id)),
+    payPayin: (id, options) => call(() => ops.payPayin(id, options)),
+    authorizePayin: (id, approve, options) => call(() => ops.authorizePayin(id, approve, options)),
+    expirePayin: (id, options) => call(() => ops.expirePayin(id, options)),
+    completeThreeDS: (id, outcome, options) => call(() => ops.completeThreeDS(id, outcome, options)),
+    approvePayout: (id, options) => call(() => ops.approvePayout(id, options)),
+    rejectPayout: (id, options) => call(() => ops.rejectPayout(id, options)),
+    advancePayout: (id, options) => call(() => ops.advancePayout(id, options)),
+    failPayout: (id, status, options) => call(() => ops.failPayout(id, status, options)),
+    refundPayout: (id, options) => call(() => ops.refundPayout(id, options)),
     clock: () => call(() => ops.clock()),
     accountClock: (id) => call(() => ops.accountClock(id)),
     setAccountClock: (id, params) => call(() => ops.setAccountClock(id, params)),

@@ -1,4 +1,4 @@
-import type { MockControl, SetClockParams } from "../domain/control.js";
+import type { ControlCallOptions, MockControl, SetClockParams } from "../domain/control.js";
 import { MockControlError } from "../domain/control.js";
 import type { ListOptions } from "../domain/lists.js";
 
@@ -32,6 +32,11 @@ function clockBody(params: SetClockParams): object {
       ? new Date(params.now).toISOString()
       : params.now;
   return { ...params, now };
+}
+
+/** `?awaitWebhooks=true` when a call asks to wait for its deliveries. */
+function callQuery(options: ControlCallOptions | undefined): string {
+  return options?.awaitWebhooks ? "?awaitWebhooks=true" : "";
 }
 
 /**
@@ -96,15 +101,18 @@ export function createHttpControl(options: HttpControlOptions): MockControl {
     resetAccount: (accountId) => send("POST", `/accounts/${id(accountId)}/reset`),
     rotateWebhookSecret: (accountId, params) =>
       send("POST", `/accounts/${id(accountId)}/webhook-secret`, params ?? {}),
-    payPayin: (payinId) => send("POST", `/payins/${id(payinId)}/pay`),
-    authorizePayin: (payinId, approve) => send("POST", `/payins/${id(payinId)}/authorize`, { approve }),
-    expirePayin: (payinId) => send("POST", `/payins/${id(payinId)}/expire`),
-    completeThreeDS: (payinId, outcome) => send("POST", `/payins/${id(payinId)}/three-ds`, { outcome }),
-    approvePayout: (payoutId) => send("POST", `/payouts/${id(payoutId)}/approve`),
-    rejectPayout: (payoutId) => send("POST", `/payouts/${id(payoutId)}/reject`),
-    advancePayout: (payoutId) => send("POST", `/payouts/${id(payoutId)}/advance`),
-    failPayout: (payoutId, status) => send("POST", `/payouts/${id(payoutId)}/fail`, status ? { status } : {}),
-    refundPayout: (payoutId) => send("POST", `/payouts/${id(payoutId)}/refund`),
+    payPayin: (payinId, o) => send("POST", `/payins/${id(payinId)}/pay${callQuery(o)}`),
+    authorizePayin: (payinId, approve, o) =>
+      send("POST", `/payins/${id(payinId)}/authorize${callQuery(o)}`, { approve }),
+    expirePayin: (payinId, o) => send("POST", `/payins/${id(payinId)}/expire${callQuery(o)}`),
+    completeThreeDS: (payinId, outcome, o) =>
+      send("POST", `/payins/${id(payinId)}/three-ds${callQuery(o)}`, { outcome }),
+    approvePayout: (payoutId, o) => send("POST", `/payouts/${id(payoutId)}/approve${callQuery(o)}`),
+    rejectPayout: (payoutId, o) => send("POST", `/payouts/${id(payoutId)}/reject${callQuery(o)}`),
+    advancePayout: (payoutId, o) => send("POST", `/payouts/${id(payoutId)}/advance${callQuery(o)}`),
+    failPayout: (payoutId, status, o) =>
+      send("POST", `/payouts/${id(payoutId)}/fail${callQuery(o)}`, status ? { status } : {}),
+    refundPayout: (payoutId, o) => send("POST", `/payouts/${id(payoutId)}/refund${callQuery(o)}`),
     clock: () => send("GET", "/clock"),
     setClock: (params) => send("POST", "/clock", clockBody(params)),
     accountClock: (accountId) => send("GET", `/accounts/${id(accountId)}/clock`),

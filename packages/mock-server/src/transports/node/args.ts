@@ -18,9 +18,21 @@ export interface CliOptions {
   peerUrl: string | undefined;
 }
 
-/** The usage text of `paykit-mock --help`. */
-export const USAGE = `Usage: paykit-mock [options]
+/** The subcommands of `paykit-mock`, each with its one-line summary (`paykit-mock <command> --help` has the rest). */
+export const COMMANDS = {
+  doctor: "check a webhook receiver with the deliveries a safe endpoint must handle",
+} as const;
 
+/** The usage text of `paykit-mock --help`. */
+export const USAGE = `Usage: paykit-mock [options]          serve the mock payment service
+       paykit-mock <command> [options]
+
+Commands:
+${Object.entries(COMMANDS)
+  .map(([name, summary]) => `  ${name.padEnd(22)}  ${summary}\n${" ".repeat(26)}(paykit-mock ${name} --help)`)
+  .join("\n")}
+
+Options of the server:
   --port <n>              port to listen on; 0 picks a free one (default 4010)
   --host <address>        address to bind (default 127.0.0.1); any other needs --admin-token
   --manual                payouts wait for the control API instead of moving each second
@@ -28,7 +40,8 @@ export const USAGE = `Usage: paykit-mock [options]
   --shared                a sandbox a team shares (needs --admin-token): POST /_mock/accounts is open,
                           an account's own keys (Basic pk:sk) authorize the control calls about that
                           account, and calls about every account need the admin token
-  --default-keys <pk:sk>  fix the default account's keys (pk_test_…:sk_test_…)
+  --default-keys <pk:sk>  fix the default account's keys (pk_test_…:sk_test_…); its webhook secret is
+                          then derived from them: the same at every start, so a .env stays valid
   --webhook-secret <s>    fix the default account's webhook signing secret (whsec_…)
   --public-url <url>      the mock's URL as clients reach it (behind a proxy); default: the listening address
   --max-records <n>       keep at most n payins and n payouts per account, dropping the oldest final ones

@@ -1,5 +1,5 @@
 import { formatDoctorReport, runWebhookDoctor } from "../../doctor/doctor.js";
-import { DOCTOR_USAGE, parseCliArgs, parseDoctorArgs, USAGE } from "./args.js";
+import { type COMMANDS, DOCTOR_USAGE, parseCliArgs, parseDoctorArgs, USAGE } from "./args.js";
 import { createMockServer } from "./server.js";
 
 /**
@@ -8,7 +8,9 @@ import { createMockServer } from "./server.js";
  * SIGINT and SIGTERM.
  */
 async function main(argv: string[]): Promise<void> {
-  if (argv[0] === "doctor") return doctor(argv.slice(1));
+  const commands: Record<keyof typeof COMMANDS, (argv: string[]) => Promise<void>> = { doctor };
+  if (argv[0] !== undefined && Object.hasOwn(commands, argv[0]))
+    return commands[argv[0] as keyof typeof COMMANDS](argv.slice(1));
   let options: ReturnType<typeof parseCliArgs>;
   try {
     options = parseCliArgs(argv);

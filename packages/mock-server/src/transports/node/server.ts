@@ -4,6 +4,7 @@ import { type CreateEngineOptions, createEngine, type MockEngine } from "../../h
 import { type MockStoreOption, openDurableStore } from "../../stores/open-store.js";
 import { shownUrl } from "../../stores/sql/sql-client.js";
 import { clusterMember } from "./cluster.js";
+import { defaultWebhookSecret } from "./default-secret.js";
 import { listen } from "./listen.js";
 
 /** Options of {@link createMockServer}: the engine's options plus where to listen. */
@@ -82,6 +83,16 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
   } = options;
   if (typeof storeOption === "object" && "url" in storeOption)
     return serveCluster(storeOption.url, options.peerUrl, port, host, publicUrl, engineOptions);
+  // In memory, fixed keys give the same webhook secret at every start (a durable store keeps the one
+  // it saved, rotations included).
+  const fixed = engineOptions.defaultAccount;
+  if (storeOption === "memory" && fixed?.publicKey && fixed.secretKey && fixed.webhookSecret === undefined) {
+    const { publicKey, secretKey } = fixed;
+    engineOptions.defaultAccount = {
+      ...fixed,
+      webhookSecret: defaultWebhookSecret({ publicKey, secretKey }),
+    };
+  }
   const store = storeOption === "memory" ? null : await openDurableStore(storeOption, engineOptions.onError);
   let engine: MockEngine;
   try {
