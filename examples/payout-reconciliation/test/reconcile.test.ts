@@ -62,7 +62,8 @@ describe("retrying payouts safely after a crash", () => {
     await using env = await start();
     const opening = await env.available();
     // The service creates the payout, then the connection drops before the answer arrives: an
-    // ambiguous failure, which @paykit/node settles by looking the referenceId up (DESIGN.md section 5).
+    // ambiguous failure, which @paykit/node settles by looking the referenceId up
+    // (docs/decisions.md ("Retries")).
     await env.mock.control.addFault({ method: "POST", path: "/payout", dropResponse: true });
     const created = await env.paykit.payouts.create(intent("settlement-4"));
     expect(created.referenceId).toBe("settlement-4");

@@ -5,7 +5,7 @@ import { isValidIpv4 } from "./validators/index.js";
 export { MAX_AMOUNT_CENTS };
 
 // Upper bounds keep a hostile or buggy caller from storing megabytes in one field; they are
-// generous for real data (DESIGN.md leaves them open; docs/decisions.md records them).
+// generous for real data (the spec leaves them open; docs/decisions.md ("Requests") records them).
 
 /** An amount of money in integer cents of BRL, at least 1 (R$ 0,01). */
 export const Cents = z.int().check(z.gte(1));

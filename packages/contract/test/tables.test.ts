@@ -14,14 +14,15 @@ import {
   percentOf,
 } from "../src/index.js";
 
-describe("payin transitions (DESIGN.md: Payin statuses)", () => {
+describe("payin transitions (docs/decisions.md: Payin statuses)", () => {
   it.each([
     ["PENDING", "APPROVED", true],
     ["PENDING", "REFUSED", true],
     ["PENDING", "EXPIRED", true],
     ["PENDING_3DS", "APPROVED", true],
     ["PENDING_3DS", "REFUSED", true],
-    ["PENDING_3DS", "EXPIRED", false],
+    ["PENDING_3DS", "EXPIRED", true],
+    ["PENDING_3DS", "PENDING", false],
     ["APPROVED", "REFUSED", false],
     ["EXPIRED", "APPROVED", false],
   ] as const)("%s → %s allowed: %s", (from, to, allowed) => {
@@ -33,7 +34,7 @@ describe("payin transitions (DESIGN.md: Payin statuses)", () => {
   });
 });
 
-describe("payout transitions (spec: States and transitions; DESIGN.md: Payout statuses)", () => {
+describe("payout transitions (spec: States and transitions; docs/decisions.md: Payout statuses)", () => {
   it.each([
     ["PENDING", "PROCESSING", true],
     ["PROCESSING", "COMPLETED", true],
@@ -65,7 +66,7 @@ describe("payout transitions (spec: States and transitions; DESIGN.md: Payout st
   });
 });
 
-describe("error codes and their statuses (spec: Errors; DESIGN.md: Error body)", () => {
+describe("error codes and statuses (spec: Errors; docs/decisions.md: Wire decisions: error body)", () => {
   it.each([
     ["INVALID_DATA", 400],
     ["REJECTED_BY_RISK", 400],
@@ -95,7 +96,7 @@ describe("error codes and their statuses (spec: Errors; DESIGN.md: Error body)",
   });
 });
 
-describe("fees (DESIGN.md: Fees and reserve)", () => {
+describe("fees (docs/decisions.md: Fees and reserve)", () => {
   it.each([
     ["PIX", 10000, 99],
     ["OPEN_FINANCE", 10000, 99],
@@ -116,7 +117,7 @@ describe("fees (DESIGN.md: Fees and reserve)", () => {
   });
 });
 
-describe("payout limits by time of day (DESIGN.md: Payout limits, São Paulo time)", () => {
+describe("payout limits by time of day (docs/decisions.md: Payout limits, São Paulo time)", () => {
   it.each([
     ["2026-03-10T22:59:59Z", false, 10_000_000],
     ["2026-03-10T23:00:00Z", true, 100_000],

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { createMockServer, type MockServer } from "../src/index.js";
 import { apiOf, payoutBody } from "./fixtures.js";
 
-describe("automatic processing (DESIGN.md section 3)", () => {
+describe("automatic processing (docs/decisions.md: The mock server: starting it)", () => {
   let mock: MockServer;
   afterEach(() => mock.close());
 

@@ -1,6 +1,6 @@
-// Card numbers are checked by length and Luhn only (DESIGN.md section 2, "Card"). The library's
+// Card numbers are checked by length and Luhn only (docs/decisions.md ("Card")). The library's
 // isValidCreditCard is not used: it also takes masks and refuses repeated-digit numbers, which
-// DESIGN.md does not.
+// our rule does not.
 const CARD_NUMBER = /^\d{13,19}$/;
 const MONTH = /^(0[1-9]|1[0-2])$/;
 const YEAR = /^\d{4}$/;

@@ -23,7 +23,9 @@ export type FeeOverrides = Omit<Partial<FeeSchedule>, "payin"> & {
   payin?: Partial<Record<PaymentMethod, PayinFeeRule>>;
 };
 
-/** Options of a new mock account (`POST /_mock/accounts`, DESIGN.md section 6). */
+/**
+ * Options of a new mock account (`POST /_mock/accounts`, docs/decisions.md ("The mock server: control API")).
+ */
 export interface CreateAccountParams {
   /** Whether the merchant's KYC is approved; without it every request is 403. @default true */
   kycApproved?: boolean;
@@ -80,7 +82,7 @@ export interface RotatedWebhookSecret {
 /** How long deliveries stay signed with the previous secret after a rotation: 24 h of mock time. */
 export const WEBHOOK_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
 
-/** The balance of an account in cents (DESIGN.md section 2, Balance). */
+/** The balance of an account in cents (docs/decisions.md ("Balance")). */
 export interface AccountBalance {
   /** What a payout may take now: approved net − unreleased reserves − payouts still debited. */
   available: number;
@@ -140,7 +142,7 @@ export class Account {
   /** Builds the BR Codes of the account's PIX payins. */
   readonly pixCharge: PixCharge;
 
-  // Running totals, so the balance check of a payout never scans (DESIGN.md section 2, Balance).
+  // Running totals, so the balance check of a payout never scans (docs/decisions.md ("Balance")).
   openingBalance: number;
   approvedNet = 0;
   reserved = 0;
@@ -312,7 +314,7 @@ function mergeFees(base: FeeSchedule, patch: FeeOverrides | undefined): FeeSched
   return { ...base, ...patch, payin };
 }
 
-/** A new mock key pair: `pk_test_`/`sk_test_`, never `_live_` (DESIGN.md section 2, Authentication). */
+/** A new mock key pair: `pk_test_`/`sk_test_`, never `_live_` (docs/decisions.md ("Authentication")). */
 export function newKeyPair(): { publicKey: string; secretKey: string } {
   return { publicKey: `pk_test_${randomString(24)}`, secretKey: `sk_test_${randomString(32)}` };
 }
@@ -355,7 +357,7 @@ function verifyCredentials(header: string | undefined, byPublicKey: ReadonlyMap<
 const REMEMBERED_HEADERS = 64;
 
 /**
- * The merchant API's Basic auth (DESIGN.md section 2, Authentication). A test suite sends one header
+ * The merchant API's Basic auth (docs/decisions.md ("Authentication")). A test suite sends one header
  * on every request, so each exact header that was accepted is remembered with its account and not
  * parsed and compared again. Only accepted headers are kept: every refused or new one still takes the
  * constant-time path. A remembered account counts only while it is still the one its public key opens

@@ -14,7 +14,8 @@ export function clockTimeOf(iso: string): number {
 
 /**
  * The mock's clock: starts at real time and moves forward with it, unless a test sets or advances it
- * (DESIGN.md section 6, Time). Expiry, payout limits, reserves and webhook retries all read it.
+ * (docs/decisions.md ("Time and the mock's clock")). Expiry, payout limits, reserves and webhook
+ * retries all read it.
  */
 export class MockClock {
   #offsetMs = 0;

@@ -2,8 +2,8 @@ import { IsoDateTime, MAX_AMOUNT_CENTS, PAYMENT_METHODS, PIX_KEY_TYPES } from "@
 import * as z from "zod/mini";
 import { CLOCK_MAX_MS, CLOCK_MIN_MS, clockTimeOf } from "./clock.js";
 
-// Shapes of the mock's own control API (DESIGN.md sections 3 and 6). They are not wire shapes of the
-// service, so they live here rather than in @paykit/contract.
+// Shapes of the mock's own control API (docs/decisions.md ("The mock server: control API")). They are not
+// wire shapes of the service, so they live here rather than in @paykit/contract.
 
 // Money settings are capped so that every balance sum stays an exact integer (docs/decisions.md).
 const MAX_SETTING_CENTS = MAX_AMOUNT_CENTS.PAYOUT;

@@ -1,6 +1,9 @@
 import { ERROR_STATUS, type ErrorDetail, type KnownErrorCode } from "@paykit/contract";
 
-/** An error the service answers with its decided body `{ code, message, details? }` (DESIGN.md section 2). */
+/**
+ * An error the service answers with its decided body `{ code, message, details? }`
+ * (docs/decisions.md ("Wire decisions: error body")).
+ */
 export class ApiError extends Error {
   override readonly name = "ApiError";
   /** HTTP status of the answer. */

@@ -20,7 +20,7 @@ export interface WebhookAttempt {
   error: string | null;
 }
 
-/** An entry of the delivery log (DESIGN.md section 6, Webhooks). */
+/** An entry of the delivery log (docs/decisions.md ("Webhooks")). */
 export interface WebhookDelivery {
   /** Delivery id (`wh_…`), for `redeliverWebhook`. */
   id: string;
@@ -98,7 +98,7 @@ const OUT_OF_ORDER_HOLD_MS = 50;
 
 /**
  * The webhook outbox: every status change becomes a delivery that is retried on the mock clock until
- * the receiver answers 2xx, so a receiver that is down never loses an event (DESIGN.md section 2).
+ * the receiver answers 2xx, so a receiver that is down never loses an event (docs/decisions.md ("Webhooks")).
  */
 export class Outbox {
   readonly #deliveries: DeliveryState[] = [];
@@ -162,10 +162,10 @@ export class Outbox {
 
   /**
    * Runs every retry that is due on the mock clock (and releases held out-of-order events) now, and
-   * resolves once every attempt has settled (DESIGN.md section 3). A retry whose time has not come is
-   * left for later: move the clock first (`POST /_mock/clock`), then flush. With `accountId`, only that
-   * account's deliveries, and only their attempts are awaited (another account's hanging receiver does
-   * not hold up a test run on a shared sandbox).
+   * resolves once every attempt has settled (docs/decisions.md ("Mock server")). A retry whose time has
+   * not come is left for later: move the clock first (`POST /_mock/clock`), then flush. With `accountId`,
+   * only that account's deliveries, and only their attempts are awaited (another account's hanging
+   * receiver does not hold up a test run on a shared sandbox).
    */
   async flush(accountId?: string): Promise<WebhookDelivery[]> {
     const mine = (d: DeliveryState) => accountId === undefined || d.entry.accountId === accountId;

@@ -12,7 +12,9 @@ import type {
 import { jsonString } from "./json-text.js";
 import type { PixCharge } from "./pix-charge.js";
 
-/** What the mock keeps of a card: brand and last four digits, never the number (DESIGN.md section 2, Card). */
+/**
+ * What the mock keeps of a card: brand and last four digits, never the number (docs/decisions.md ("Card")).
+ */
 export interface StoredCard {
   brand: string;
   last4: string;
@@ -35,7 +37,7 @@ interface StoredChange<S> {
   at: number;
 }
 
-/** The open post-order 3DS challenge of a card payin (DESIGN.md section 4). */
+/** The open post-order 3DS challenge of a card payin (docs/decisions.md ("3DS")). */
 export interface ThreeDSChallenge {
   transactionId: string;
   session: string;

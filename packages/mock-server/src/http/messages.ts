@@ -1,7 +1,10 @@
 import type { ErrorDetail } from "@paykit/contract";
 import { ApiError } from "../domain/errors.js";
 
-/** Largest request body the service takes, in bytes (DESIGN.md section 2: 413 over 1 MiB). */
+/**
+ * Largest request body the service takes, in bytes (413 over 1 MiB:
+ * docs/decisions.md ("Wire decisions: error body")).
+ */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /**

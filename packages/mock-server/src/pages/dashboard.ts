@@ -1,7 +1,7 @@
 /**
  * The mock's merchant dashboard at `/_mock/dashboard`: a self-contained page whose inline script reads
- * and drives the JSON control API under `/_mock` (DESIGN.md section 3). Everything it shows comes from
- * these calls, so the page holds no state of its own:
+ * and drives the JSON control API under `/_mock` (docs/decisions.md ("The mock server: control API")).
+ * Everything it shows comes from these calls, so the page holds no state of its own:
  *
  * | call | for |
  * |---|---|
