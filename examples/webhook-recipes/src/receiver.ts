@@ -1,7 +1,9 @@
-// What every recipe shares: verify the raw delivery with the endpoint's secret, run the business logic
-// at most once per webhook-id through a dedupe store shared by every instance, and map the outcome to
-// the status Paykit's retries understand. Only reading the raw body differs per framework.
+// What every recipe shares: verify the raw delivery with the endpoint's secret, tell the shoppers' pages
+// (the payment-status endpoint's notify), run the business logic at most once per webhook-id through a
+// dedupe store shared by every instance, and map the outcome to the status Paykit's retries understand.
+// Only reading the raw body differs per framework.
 import { NotFoundError, type Payin, Paykit, type Payout } from "@paykit/node";
+import type { PaymentStatusEndpoint } from "@paykit/node/checkout";
 import {
   isWebhookParseError,
   isWebhookVerificationError,
@@ -26,6 +28,12 @@ export interface ReceiverConfig {
   store?: WebhookDedupStore;
   /** Your business logic, run at most once per delivery with the confirmed record. */
   onEvent?: (event: WebhookEvent, record: Payin | Payout) => void | Promise<void>;
+  /**
+   * Your shoppers' payment-status endpoint (`createPaymentStatus`, docs/checkout.md): every verified
+   * event goes to its `notify`, so each page following that payin, on every instance, hears it. An app
+   * without checkout pages leaves it out.
+   */
+  paymentStatus?: Pick<PaymentStatusEndpoint, "notify">;
 }
 
 /** The statuses a receiver answers. */
@@ -77,6 +85,7 @@ export function createReceiver(config: ReceiverConfig): Receiver {
       throw error;
     }
     try {
+      await config.paymentStatus?.notify(event); // the shoppers' pages, on every instance (payout events are ignored)
       const outcome = await dedup.handle(event, handle);
       if (outcome.status === "in-progress") return 409; // another attempt holds the lease: Paykit retries later
       return outcome.status === "duplicate" ? 200 : 204; // a duplicate was handled before: acknowledge it

@@ -3,4 +3,4 @@ import { smokeTest } from "./harness.js";
 import { recipe } from "./recipes.js";
 
 const { name, start } = recipe("Express (express.raw on the route)");
-describe(name, () => smokeTest(start));
+describe(name, () => smokeTest(start, { inProcess: true }));

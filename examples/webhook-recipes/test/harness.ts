@@ -5,6 +5,12 @@
 // dedupes through one real Redis (Debian's redis-server, started on loopback by scripts/services.mjs).
 import { createMockServer, type MockServer, samplePayin } from "@paykit/mock-server";
 import { Paykit } from "@paykit/node";
+import {
+  createPaymentStatus,
+  memoryStatusStore,
+  type PaymentStatusEndpoint,
+  type PaymentStatusStore,
+} from "@paykit/node/checkout";
 import { generateWebhookSecret, signWebhook } from "@paykit/webhooks/testing";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startRedis, type TestService } from "../../../scripts/services.mjs";
@@ -15,11 +21,23 @@ import { startRedisRest } from "./redis-rest.js";
 export type { SharedConfig } from "./recipes.js";
 export { waitFor } from "./recipes.js";
 
+/** Options of {@link smokeTest}. */
+export interface SmokeTestOptions {
+  /**
+   * Whether the recipe runs in this process, with the config's `paymentStatus` (the others run in
+   * their own runtime, configured from PAYKIT_* variables alone): then its `notify` line is tested too.
+   */
+  inProcess?: boolean;
+}
+
 /**
  * Registers the smoke test of one recipe; `start` runs one instance with the config and answers its
  * URL. Two instances are started, sharing one Redis.
  */
-export function smokeTest(start: (config: SharedConfig) => Promise<RunningRecipe>): void {
+export function smokeTest(
+  start: (config: SharedConfig) => Promise<RunningRecipe>,
+  options: SmokeTestOptions = {},
+): void {
   let mock: MockServer;
   let redis: TestService;
   let shared: ReturnType<typeof redisDedupStore>;
@@ -28,6 +46,8 @@ export function smokeTest(start: (config: SharedConfig) => Promise<RunningRecipe
   let second: RunningRecipe;
   let paykit: Paykit;
   let accountId: string;
+  let statusStore: PaymentStatusStore;
+  let paymentStatus: PaymentStatusEndpoint;
   const secret = generateWebhookSecret();
 
   beforeAll(async () => {
@@ -47,6 +67,14 @@ export function smokeTest(start: (config: SharedConfig) => Promise<RunningRecipe
       redisRestUrl: rest.url,
       redisRestToken: rest.token,
     };
+    statusStore = memoryStatusStore();
+    // No page follows a payin in these tests: only the receiver's notify reaches the endpoint.
+    paymentStatus = createPaymentStatus({
+      paykit: new Paykit({ ...config }),
+      authorize: () => false,
+      store: statusStore,
+    });
+    config.paymentStatus = paymentStatus;
     recipe = await start(config);
     second = await start(config);
     paykit = new Paykit({ ...config });
@@ -56,6 +84,8 @@ export function smokeTest(start: (config: SharedConfig) => Promise<RunningRecipe
     await recipe?.stop();
     await second?.stop();
     await mock?.close();
+    await paymentStatus?.close();
+    await statusStore?.close();
     await shared?.close();
     await rest?.stop();
     await redis?.stop();
@@ -84,6 +114,22 @@ export function smokeTest(start: (config: SharedConfig) => Promise<RunningRecipe
     const refused = await fetch(webhookUrl, { method: "POST", body, headers: forged });
     expect(refused.status).toBe(400);
   });
+
+  it.runIf(options.inProcess)(
+    "hands each verified event to the payment-status endpoint's notify (the shoppers' pages)",
+    async () => {
+      const webhookUrl = `${recipe.url}/webhooks/paykit`;
+      const payin = await paykit.payins.create(samplePayin("PIX", { webhookUrl }));
+      await mock.control.payPayin(payin.id);
+      const delivered = await waitFor(async () => {
+        const entry = (await mock.control.webhooks(accountId)).find((d) => d.resourceId === payin.id);
+        return entry?.state === "delivered" ? entry : undefined;
+      }, "the delivery");
+      expect(delivered.attempts.map((a) => a.statusCode)).toEqual([204]);
+      // Nobody asked the endpoint about this payin: the status in its store came from notify.
+      expect(await statusStore.latest(payin.id)).toMatchObject({ id: payin.id, status: "APPROVED" });
+    },
+  );
 
   it("answers 500 when its own handling fails (the id is released), and 204 to Paykit's next attempt", async () => {
     const webhookUrl = `${recipe.url}/webhooks/paykit`;

@@ -1,11 +1,12 @@
 // Every recipe of this folder, started the way its runtime runs it, in ONE place: the smoke tests
 // (test/*.test.ts) and the webhook doctor's test (tests/webhook-doctor) start them from here.
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
 import { EdgeRuntime, runServer } from "edge-runtime";
 import { Miniflare } from "miniflare";
+import { spawnGroup } from "../../../scripts/processes.mjs";
 import * as nodeRoute from "../src/app/api/webhooks/paykit/route.js";
 import { createExpressApp } from "../src/express.js";
 import { createFastifyApp } from "../src/fastify.js";
@@ -123,7 +124,7 @@ export const RECIPES: readonly Recipe[] = [
     name: "Hono on Bun",
     async start(config) {
       const port = await freePort();
-      const child: ChildProcess = spawn(bunBin, ["run", "src/bun.ts"], {
+      const child: ChildProcess = spawnGroup(bunBin, ["run", "src/bun.ts"], {
         cwd: folder,
         stdio: "ignore",
         env: { PATH: process.env.PATH, PORT: String(port), ...envOf(config) },

@@ -39,6 +39,41 @@ for (const [format, mod] of [
   assert.ok(mod.isPaykitApiError(error), `${format}: the guard recognizes it`);
   assert.equal(typeof mod.VERSION, "string");
 }
+// The checkout code loads only from its own subpath, so the main entry's cold start does not pay for it;
+// from there it throws the main entry's own error classes (one shared chunk, in both builds).
+const loadedBeforeCheckout = [...readFileSync(record, "utf8").split("\n"), ...Object.keys(require.cache)];
+assert.deepEqual(
+  loadedBeforeCheckout.filter((name) => name.includes("/dist/checkout/")),
+  [],
+  "the main entry loads no checkout code",
+);
+for (const [format, main, load] of [
+  ["esm", esm, (specifier) => import(specifier)],
+  ["cjs", cjs, async (specifier) => require(specifier)],
+]) {
+  const { createPaymentStatus } = await load("@paykit/node/checkout");
+  const paykit = new main.Paykit({
+    publicKey: "pk_test_smoke",
+    secretKey: "sk_test_smoke",
+    baseUrl: "http://127.0.0.1:1",
+  });
+  assert.throws(
+    () => createPaymentStatus({ paykit }),
+    (error) => error instanceof main.PaykitConfigError && /authorize/.test(error.message),
+    `${format}: a missing authorize is the main entry's PaykitConfigError`,
+  );
+}
+// The shared payment-status stores load from both builds (without their drivers, which stay the user's).
+for (const [format, load] of [
+  ["esm", (specifier) => import(specifier)],
+  ["cjs", async (specifier) => require(specifier)],
+]) {
+  const { redisStatusStore } = await load("@paykit/node/checkout/redis");
+  const { postgresStatusStore, postgresStatusSchema } = await load("@paykit/node/checkout/postgres");
+  assert.throws(() => redisStatusStore({}), TypeError, `${format}: redisStatusStore checks its client`);
+  assert.throws(() => postgresStatusStore({}), TypeError, `${format}: postgresStatusStore checks its pool`);
+  assert.match(postgresStatusSchema(), /CREATE TABLE IF NOT EXISTS paykit_payment_status/);
+}
 const resolved = readFileSync(record, "utf8").split("\n");
 rmSync(recordDir, { recursive: true, force: true });
 assert.ok(

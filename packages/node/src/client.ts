@@ -43,8 +43,8 @@ export class Paykit {
   constructor(options: PaykitOptions) {
     this.#config = resolveConfig(options);
     const core = new ApiCore(this.#config, new Transport(this.#config));
-    this.payins = new Payins(core, this.#config.validateRequests);
-    this.payouts = new Payouts(core, this.#config.validateRequests);
+    this.payins = new Payins(core);
+    this.payouts = new Payouts(core);
     this.webhooks = new Webhooks(this.payins, this.payouts, this.#config.webhookSecret);
   }
 

@@ -24,10 +24,11 @@ const ALL_NAMES = new Set([
   "PaykitTimeoutError",
   "PaykitValidationError",
   "PaykitConfigError",
+  "PaymentWaitTimeoutError",
 ]);
 
 // Guards check `name`, not `instanceof`, so they hold across realms and duplicated installs
-// (STYLE.md: Errors).
+// (docs/decisions.md: Client errors).
 function named(error: unknown): string | undefined {
   if (typeof error !== "object" || error === null) return undefined;
   const name = (error as { name?: unknown }).name;

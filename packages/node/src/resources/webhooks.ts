@@ -13,6 +13,7 @@ import { type PaykitAttributes, stringAttribute, traced } from "../core/telemetr
 import { NotFoundError } from "../errors/api-error.js";
 import type { Payins } from "./payins.js";
 import type { Payouts } from "./payouts.js";
+import { statusHubOf } from "./status-hub.js";
 
 /** Options of `paykit.webhooks.parse`. */
 export interface WebhookParseOptions extends VerifyWebhookOptions {
@@ -85,13 +86,20 @@ export class Webhooks {
         const { allowUnsigned = false, ...verifyOptions } = options;
         // Loaded on first use, like the contract's schemas: importing the client stays fast.
         const { parseWebhook, verifyWebhook } = await import("@paykit/webhooks");
-        if (!allowUnsigned) return verifyWebhook(rawBody, headers, this.#secret, verifyOptions);
+        if (!allowUnsigned)
+          return this.#seen(await verifyWebhook(rawBody, headers, this.#secret, verifyOptions));
         const webhookId = readHeader(headers, WEBHOOK_HEADERS.id);
         const traceparent = readHeader(headers, "traceparent");
         return parseWebhook(rawBody, { ...(webhookId === undefined ? {} : { webhookId }), traceparent });
       },
       resourceAttributes,
     );
+  }
+
+  /** A verified payin event wakes every `payins.waitForFinal` of that payin on this client. */
+  #seen(event: WebhookEvent): WebhookEvent {
+    if (event.kind === "payin") statusHubOf(this.#payins).publish(event.data);
+    return event;
   }
 
   /**

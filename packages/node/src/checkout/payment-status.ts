@@ -1,0 +1,319 @@
+import { PAYIN_ID_PREFIX } from "@paykit/contract/rules";
+import type { WebhookEvent } from "@paykit/webhooks";
+import type { Paykit } from "../client.js";
+import { PaykitConfigError } from "../errors/validation-error.js";
+import { DEFAULT_POLL_SCHEDULE, type PollSchedule, retryAfterOf } from "../resources/poll-schedule.js";
+import { statusHubOf } from "../resources/status-hub.js";
+import { memoryStatusStore } from "./memory-store.js";
+import {
+  checkFields,
+  type PublicPayinField,
+  type PublicPaymentStatus,
+  publicStatus,
+} from "./public-status.js";
+import {
+  json,
+  methodNotAllowed,
+  missingId,
+  notFound,
+  providerError,
+  SSE_HEADERS,
+  unavailable,
+  withoutBody,
+} from "./responses.js";
+import { StatusStream } from "./sse.js";
+import { isFinalStatus } from "./status-codec.js";
+import type { PaymentStatus, PaymentStatusStore, Unsubscribe } from "./store.js";
+import { Watchers } from "./watchers.js";
+
+/**
+ * Decides whether the shopper making `request` may see payin `payinId`, e.g. the order in their
+ * session owns it. Refused, the answer is 404, exactly as for an id that does not exist.
+ */
+export type AuthorizePaymentStatus = (request: Request, payinId: string) => boolean | Promise<boolean>;
+
+/** Options of {@link createPaymentStatus}. */
+export interface PaymentStatusOptions {
+  /** The merchant's client: the endpoint reads payins with it when no webhook said anything lately. */
+  paykit: Paykit;
+  /**
+   * Required: may this shopper see this payin? A payin id is not a secret (it travels in URLs and
+   * logs), so without a check anyone could follow anyone's payment. Throwing rejects the handler's
+   * promise (your framework answers 500).
+   */
+  authorize: AuthorizePaymentStatus;
+  /**
+   * Where instances share statuses, live updates and the polling work.
+   * @default memoryStatusStore() — this process only
+   */
+  store?: PaymentStatusStore;
+  /**
+   * The first interval between two reads of a watched payin from the service, in ms; it grows by half
+   * each time up to `maxPollIntervalMs`. A fresh webhook (`notify`) spares the fleet its polls.
+   * @default 2000
+   */
+  pollIntervalMs?: number;
+  /** The longest interval between two reads of a watched payin, in ms. @default 10000 */
+  maxPollIntervalMs?: number;
+  /**
+   * The most status streams this instance holds open; one more is answered 503 with `Retry-After`.
+   * The default keeps the streams of one instance within about 512 MB (see docs/checkout.md, "Open
+   * streams and memory").
+   * @default 5000
+   */
+  maxStreams?: number;
+  /** Payin fields added to `{ id, status, paymentMethod, updatedAt }` for the page. @default [] */
+  fields?: readonly PublicPayinField[];
+  /** The `retry:` of every stream: how long a page's EventSource waits before reconnecting, in ms. @default 3000 */
+  retryMs?: number;
+  /** The interval of the `: keep-alive` comment on every open stream, in ms. @default 15000 */
+  keepAliveMs?: number;
+  /**
+   * Called with failures the endpoint survives: a status store that cannot be reached (the endpoint
+   * then reads the service itself) or a poll that failed (the next one tries again).
+   * @default ignores them
+   */
+  onError?: (error: unknown) => void;
+}
+
+/** What an instance's status endpoint holds right now (for metrics and tests). */
+export interface PaymentStatusStats {
+  /** Status streams open on this instance. */
+  openStreams: number;
+  /** Payins with at least one open stream here; each has one poll timer. */
+  watchedPayins: number;
+}
+
+/** The payment-status endpoint of one instance: see {@link createPaymentStatus}. */
+export interface PaymentStatusEndpoint {
+  /**
+   * Answers `GET <url>?id=pi_…`: the payin's public status as JSON, or with `Accept:
+   * text/event-stream` a stream of server-sent events that ends after the final status. Web-standard,
+   * so it mounts as is in Hono, Next.js route handlers, Bun and Workers, and in Express, Fastify and
+   * NestJS through `toNodeListener`.
+   */
+  handler(request: Request): Promise<Response>;
+  /**
+   * Hands a verified webhook event to every page watching its payin, on every instance that shares
+   * the store, and spares the fleet the polls of that id for a while. Payout events are ignored.
+   */
+  notify(event: WebhookEvent): Promise<void>;
+  /** Ends every open stream, stops polling, and closes the default store (a store you passed stays yours to close). */
+  close(): Promise<void>;
+  /** Open streams and watched payins on this instance. */
+  stats(): PaymentStatusStats;
+}
+
+/** The default `maxStreams`: what one instance holds open before answering 503. */
+export const DEFAULT_MAX_STREAMS = 5_000;
+const MAX_TIMER_MS = 2_147_483_647;
+// Ids are `pi_` and a ULID; anything far from that is answered 404 without asking the service.
+const PAYIN_ID = new RegExp(`^${PAYIN_ID_PREFIX}[A-Za-z0-9_-]{1,100}$`);
+
+function fail(message: string): never {
+  throw new PaykitConfigError("INVALID_OPTION", `createPaymentStatus: ${message}`);
+}
+
+function integer(name: string, value: unknown, fallback: number, max = MAX_TIMER_MS): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > max) {
+    fail(`${name} must be an integer from 1 to ${max}.`);
+  }
+  return value;
+}
+
+function wantsStream(request: Request): boolean {
+  return (request.headers.get("accept") ?? "").toLowerCase().includes("text/event-stream");
+}
+
+function isNotFound(error: unknown): boolean {
+  return (error as { name?: unknown } | null)?.name === "NotFoundError";
+}
+
+/**
+ * The payment-status endpoint a checkout page watches until its payin is final: `handler` answers the
+ * page (JSON, or server-sent events), `notify` takes each verified webhook event, `close` ends it.
+ * Every instance polls the service for a watched payin only when the store says no other instance
+ * did and no webhook arrived lately. The page's side is `@paykit/browser`'s checkout watcher.
+ *
+ * @example
+ * ```ts
+ * import { createPaymentStatus } from "@paykit/node/checkout";
+ *
+ * const paymentStatus = createPaymentStatus({
+ *   paykit,
+ *   authorize: async (request, payinId) => (await sessionOf(request)).payinIds.includes(payinId),
+ * });
+ * app.get("/payment-status", (c) => paymentStatus.handler(c.req.raw)); // Hono
+ * // in the webhook receiver, after verifying: await paymentStatus.notify(event);
+ * ```
+ */
+export function createPaymentStatus(options: PaymentStatusOptions): PaymentStatusEndpoint {
+  const { paykit, authorize } = options ?? ({} as PaymentStatusOptions);
+  if (typeof authorize !== "function") {
+    fail("authorize is required: (request, payinId) => boolean, true when this shopper may see this payin.");
+  }
+  if (typeof paykit?.payins?.retrieve !== "function") fail("paykit must be a Paykit client.");
+  const fields = checkFields(options.fields) ?? fail(`fields may name only "amount" and "referenceId".`);
+  const initialMs = integer("pollIntervalMs", options.pollIntervalMs, DEFAULT_POLL_SCHEDULE.initialMs);
+  const maxMs = integer("maxPollIntervalMs", options.maxPollIntervalMs, DEFAULT_POLL_SCHEDULE.maxMs);
+  const schedule: PollSchedule = { initialMs, maxMs: Math.max(initialMs, maxMs) };
+  const maxStreams = integer("maxStreams", options.maxStreams, DEFAULT_MAX_STREAMS, 1_000_000);
+  const retryMs = integer("retryMs", options.retryMs, 3_000);
+  const keepAliveMs = integer("keepAliveMs", options.keepAliveMs, 15_000);
+  const ownStore = options.store === undefined;
+  const store = options.store ?? memoryStatusStore();
+  const onError = options.onError ?? (() => undefined);
+  const hub = statusHubOf(paykit.payins);
+  const retryAfterSeconds = Math.max(1, Math.ceil(retryMs / 1000));
+  let subscription: Promise<Unsubscribe> | undefined;
+  let closed = false;
+
+  const watchers = new Watchers({ schedule, keepAliveMs, poll: pollPayin });
+
+  /** A status for the pages here and the client's `waitForFinal`s, from any source. */
+  function announce(status: PublicPaymentStatus): void {
+    watchers.deliver(status);
+    hub.publish(status);
+  }
+
+  /** Reads the payin from the service and shares what it says (a store failure only skips sharing). */
+  async function readPayin(id: string): Promise<PublicPaymentStatus> {
+    const status = publicStatus(await paykit.payins.retrieve(id), fields);
+    // Here at once; other instances through the store (this one again too: streams skip repeats).
+    announce(status);
+    await store.publish(status, {}).catch(onError);
+    return status;
+  }
+
+  /** One poll of a watched payin, when the store gives this instance the turn; a `Retry-After` comes back. */
+  async function pollPayin(id: string, intervalMs: number): Promise<number | undefined> {
+    const turn = await store.claimPoll(id, intervalMs).catch((error: unknown) => {
+      onError(error);
+      return true; // the store is down: each instance polls for itself rather than nobody
+    });
+    if (!turn || closed) return undefined;
+    try {
+      await readPayin(id);
+      return undefined;
+    } catch (error) {
+      onError(error);
+      return retryAfterOf(error);
+    }
+  }
+
+  async function latest(id: string): Promise<PaymentStatus | null> {
+    return store.latest(id).catch((error: unknown) => {
+      onError(error);
+      return null;
+    });
+  }
+
+  /** The status to answer a JSON request with: the shared one while fresh, else one read (per window). */
+  async function currentStatus(id: string): Promise<PublicPaymentStatus> {
+    const known = await latest(id);
+    if (known && isFinalStatus(known.status)) return publicStatus(known, fields);
+    if (known && !(await store.claimPoll(id, schedule.initialMs).catch(() => true))) {
+      return publicStatus(known, fields);
+    }
+    try {
+      return await readPayin(id);
+    } catch (error) {
+      if (known && !isNotFound(error)) return publicStatus(known, fields);
+      throw error;
+    }
+  }
+
+  function subscribed(): Promise<Unsubscribe> {
+    subscription ??= store
+      .subscribe((status) => announce(publicStatus(status, fields)))
+      .catch((error: unknown) => {
+        subscription = undefined; // the next stream tries again
+        throw error;
+      });
+    return subscription;
+  }
+
+  async function openStream(request: Request, id: string): Promise<Response> {
+    try {
+      await subscribed();
+    } catch (error) {
+      onError(error);
+      return unavailable(retryAfterSeconds);
+    }
+    // Checked again after the awaits: many pages may have passed the first check together.
+    if (closed || watchers.openStreams >= maxStreams) return unavailable(retryAfterSeconds);
+    const { signal } = request;
+    const onAbort = () => stream.close();
+    const stream = new StatusStream(id, {
+      retryMs,
+      lastEventId: request.headers.get("last-event-id"),
+      onClose: (ended) => {
+        signal.removeEventListener("abort", onAbort);
+        watchers.remove(ended);
+      },
+    });
+    // Watched before the first read, so a status published meanwhile is not missed.
+    watchers.add(stream);
+    signal.addEventListener("abort", onAbort, { once: true });
+    if (signal.aborted) stream.close();
+    if (stream.closed) return new Response(stream.body, { status: 200, headers: SSE_HEADERS }); // the page left already
+    const known = await latest(id);
+    try {
+      stream.offer(known ? publicStatus(known, fields) : await readPayin(id));
+    } catch (error) {
+      if (isNotFound(error)) {
+        stream.close();
+        return notFound();
+      }
+      // The service failed: the stream stays open and the polls go on.
+      onError(error);
+    }
+    return new Response(stream.body, { status: 200, headers: SSE_HEADERS });
+  }
+
+  async function handler(request: Request): Promise<Response> {
+    const method = request.method.toUpperCase();
+    if (method !== "GET" && method !== "HEAD") return methodNotAllowed();
+    if (closed) return unavailable(retryAfterSeconds);
+    const id = new URL(request.url).searchParams.get("id");
+    if (!id) return missingId();
+    const stream = method === "GET" && wantsStream(request);
+    if (stream && watchers.openStreams >= maxStreams) return unavailable(retryAfterSeconds);
+    if (!PAYIN_ID.test(id) || !(await authorize(request, id))) return notFound();
+    if (stream) return openStream(request, id);
+    let response: Response;
+    try {
+      response = json(await currentStatus(id));
+    } catch (error) {
+      response = isNotFound(error) ? notFound() : providerError();
+      if (!isNotFound(error)) onError(error);
+    }
+    return method === "HEAD" ? withoutBody(response) : response;
+  }
+
+  async function notify(event: WebhookEvent): Promise<void> {
+    // A status without a readable updatedAt cannot be ordered against the others: the polls cover it.
+    if (event?.kind !== "payin" || !Number.isFinite(Date.parse(event.data.updatedAt))) return;
+    const status = publicStatus(event.data, fields);
+    announce(status);
+    // Fresh for the longest poll interval: no instance polls this id meanwhile.
+    await store.publish(status, { fresh: true, pollIntervalMs: schedule.maxMs });
+  }
+
+  async function close(): Promise<void> {
+    if (closed) return;
+    closed = true;
+    watchers.closeAll();
+    const unsubscribe = await subscription?.catch(() => undefined);
+    await unsubscribe?.();
+    if (ownStore) await store.close();
+  }
+
+  return {
+    handler,
+    notify,
+    close,
+    stats: () => ({ openStreams: watchers.openStreams, watchedPayins: watchers.watchedPayins }),
+  };
+}

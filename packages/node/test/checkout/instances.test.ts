@@ -1,0 +1,175 @@
+// Two instances of a merchant's backend as two real processes (instance-server.ts), sharing a real
+// Redis, then a real PostgreSQL, against the real mock over HTTP. The webhook reaches instance A; the
+// shopper's server-sent-events stream is on instance B (read with the `eventsource` package).
+import { type ChildProcess, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { createMockServer, type MockServer, samplePayin } from "@paykit/mock-server";
+import { EventSource } from "eventsource";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { startPostgres, startRedis, type TestService } from "../../../../scripts/services.mjs";
+import { Paykit } from "../../src/index.js";
+import { eventually } from "./status-store-contract.js";
+
+const SCRIPT = fileURLToPath(new URL("./instance-server.ts", import.meta.url));
+const PACKAGE_DIR = fileURLToPath(new URL("../..", import.meta.url));
+
+interface Instance {
+  child: ChildProcess;
+  url: string;
+  log: string[];
+}
+
+let mock: MockServer;
+let paykit: Paykit;
+const services: TestService[] = [];
+const children = new Set<ChildProcess>();
+const streams = new Set<EventSource>();
+
+/** Kills an instance's whole process group at once, as a crash would. */
+function kill(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once("exit", () => resolve());
+    try {
+      process.kill(-(child.pid as number), "SIGKILL");
+    } catch {
+      resolve(); // gone already
+    }
+  });
+}
+
+async function startInstance(store: string, storeUrl: string, pollMs: number): Promise<Instance> {
+  const account = mock.account;
+  // Its own process group (detached), so a kill takes anything it started with it.
+  const child = spawn(process.execPath, ["--conditions=@paykit/source", "--import", "tsx", SCRIPT], {
+    cwd: PACKAGE_DIR,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: {
+      ...process.env,
+      PAYKIT_STATUS_STORE: store,
+      PAYKIT_STORE_URL: storeUrl,
+      PAYKIT_POLL_MS: String(pollMs),
+      PAYKIT_PUBLIC_KEY: account.publicKey,
+      PAYKIT_SECRET_KEY: account.secretKey,
+      PAYKIT_WEBHOOK_SECRET: account.webhookSecret ?? "",
+      PAYKIT_BASE_URL: mock.url,
+    },
+  });
+  children.add(child);
+  const log: string[] = [];
+  child.stderr?.on("data", (chunk) => log.push(String(chunk)));
+  const lines = createInterface({ input: child.stdout! });
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`instance did not start:\n${log.join("")}`)), 60_000);
+    lines.once("line", (line) => {
+      clearTimeout(timer);
+      resolve((JSON.parse(line) as { port: number }).port);
+    });
+    child.once("exit", (code) => reject(new Error(`instance exited ${code}:\n${log.join("")}`)));
+  });
+  return { child, url: `http://127.0.0.1:${port}`, log };
+}
+
+/** A shopper's page watching `payinId` on `instance`: every status event it receives, in order. */
+function watch(instance: Instance, payinId: string) {
+  const events: { id: string; data: Record<string, unknown> }[] = [];
+  const errors: unknown[] = [];
+  const source = new EventSource(`${instance.url}/payment-status?id=${encodeURIComponent(payinId)}`, {
+    fetch: (url, init) => fetch(url, { ...init, headers: { ...init.headers, cookie: `order=${payinId}` } }),
+  });
+  streams.add(source);
+  source.onmessage = (event) => {
+    const data = JSON.parse(event.data) as Record<string, unknown>;
+    events.push({ id: event.lastEventId, data });
+    // The protocol: a page closes its EventSource on a final status, or it would reconnect.
+    if (["APPROVED", "REFUSED", "EXPIRED"].includes(String(data.status))) source.close();
+  };
+  source.onerror = (error) => errors.push(error);
+  return { source, events, errors, statuses: () => events.map((event) => event.data.status) };
+}
+
+async function statsOf(instance: Instance) {
+  const response = await fetch(`${instance.url}/stats`);
+  return (await response.json()) as {
+    webhooks: number;
+    notified: number;
+    openStreams: number;
+    watchedPayins: number;
+  };
+}
+
+beforeAll(async () => {
+  services.push(...(await Promise.all([startRedis(), startPostgres()])));
+  mock = await createMockServer({ autoAdvance: false });
+  paykit = new Paykit({ ...mock.account, baseUrl: mock.url });
+}, 120_000);
+
+afterEach(async () => {
+  for (const source of streams) source.close();
+  streams.clear();
+  await Promise.all([...children].map(kill));
+  children.clear();
+}, 30_000);
+
+afterAll(async () => {
+  await mock?.close();
+  await Promise.all(services.map((service) => service.stop()));
+}, 60_000);
+
+describe.each([
+  ["Redis (node-redis)", "redis", () => services[0]!.url],
+  ["PostgreSQL", "postgres", () => services[1]!.url],
+])("two instances sharing %s", (_, store, storeUrl) => {
+  it("the webhook reaches instance A, and the shopper's stream on instance B gets the final status", async () => {
+    // B polls once a minute: within this test's deadlines the final status can only come through the store.
+    const [a, b] = await Promise.all([
+      startInstance(store, storeUrl(), 60_000),
+      startInstance(store, storeUrl(), 60_000),
+    ]);
+    const payin = await paykit.payins.create(samplePayin("PIX", { webhookUrl: `${a.url}/webhooks` }));
+    const shopper = watch(b, payin.id);
+    await eventually(() => shopper.events.length === 1, "the PENDING status on B", 30_000);
+    expect(shopper.events[0]?.data).toEqual({
+      id: payin.id,
+      status: "PENDING",
+      paymentMethod: "PIX",
+      updatedAt: (await paykit.payins.retrieve(payin.id)).updatedAt,
+    });
+
+    await mock.control.payPayin(payin.id);
+    await eventually(() => shopper.statuses().includes("APPROVED"), "the APPROVED status on B", 30_000);
+    expect(shopper.statuses()).toEqual(["PENDING", "APPROVED"]);
+    const approved = shopper.events[1]!;
+    expect(Object.keys(approved.data).sort()).toEqual(["id", "paymentMethod", "status", "updatedAt"]);
+    expect(approved.id).toBe(`APPROVED.${approved.data.updatedAt}`);
+    expect(await statsOf(a)).toMatchObject({ webhooks: 1, notified: 1 });
+    expect(await statsOf(b)).toMatchObject({ webhooks: 0 });
+    // B ended the stream after the final status: no stream, no poll timer left on it.
+    await eventually(async () => (await statsOf(b)).openStreams === 0, "B to end the stream");
+    expect(await statsOf(b)).toMatchObject({ notified: 0, watchedPayins: 0 });
+  }, 120_000);
+
+  it("instance A is killed mid-stream, and B's stream still finishes by polling", async () => {
+    const [a, b] = await Promise.all([
+      startInstance(store, storeUrl(), 500),
+      startInstance(store, storeUrl(), 500),
+    ]);
+    const payin = await paykit.payins.create(samplePayin("PIX", { webhookUrl: `${a.url}/webhooks` }));
+    const onA = watch(a, payin.id);
+    const onB = watch(b, payin.id);
+    await eventually(() => onA.events.length === 1 && onB.events.length === 1, "PENDING on both", 30_000);
+
+    await kill(a.child); // SIGKILL: no clean-up, its stream cut, its store connections dropped
+    await mock.control.payPayin(payin.id); // the webhook to A now fails
+    await eventually(() => onB.statuses().includes("APPROVED"), "APPROVED on B by polling", 30_000);
+    expect(onB.statuses()).toEqual(["PENDING", "APPROVED"]);
+    expect(onA.statuses()).toEqual(["PENDING"]);
+    // The proof it came by polling: the only delivery of this payin never reached a receiver.
+    const deliveries = (await mock.control.webhooks()).filter((d) => d.resourceId === payin.id);
+    expect(deliveries.length).toBeGreaterThan(0);
+    expect(deliveries.every((d) => d.state !== "delivered")).toBe(true);
+    expect(await statsOf(b)).toMatchObject({ webhooks: 0 });
+  }, 120_000);
+});
