@@ -1,10 +1,7 @@
-import { readFile } from "node:fs/promises";
-import { createRequire } from "node:module";
-import { fileURLToPath } from "node:url";
 import type { PayinCreateParams, PayoutListQuery } from "@paykit/contract";
 import { isPaykitApiError, isPaykitError, isPaykitValidationError, type Paykit } from "@paykit/node";
-import { type MerchantUpdate, OrderBook } from "./orders.js";
-import { brCodeQrDataUrl } from "./qr.js";
+import { createPaymentStatus, type PaymentStatusEndpoint } from "@paykit/node/checkout";
+import { OrderBook } from "./orders.js";
 import {
   DEMO_AMOUNT,
   DEMO_CARDS,
@@ -14,6 +11,8 @@ import {
   DEMO_PAYOUT_KEY,
 } from "./sample-data.js";
 import { type RunningServer, serve } from "./serve.js";
+import { newSession, sessionOf } from "./session.js";
+import { contentSecurityPolicy, staticFile } from "./static-files.js";
 import { createWebhookReceiver } from "./webhook-receiver.js";
 
 /** Options of {@link startCheckoutBackend}. */
@@ -24,9 +23,15 @@ export interface CheckoutBackendOptions {
   webhookSecret: string;
   /**
    * The mock server's base URL. When set (development only) the page gets a "simulate payment"
-   * button that asks the mock's control API to pay the PIX; a production backend leaves it out.
+   * button that asks the mock's control API to pay the PIX or boleto; a production backend leaves it out.
    */
   devMockUrl?: string;
+  /**
+   * Origins of the card issuer's 3DS script and challenge page (a PENDING_3DS payin's
+   * `threeDSecureSdkUrl`), the only others the page's Content-Security-Policy lets run a script or
+   * show a frame. @default [] (no card 3DS)
+   */
+  threeDSOrigins?: readonly string[];
   /** Port to listen on; 0 picks a free one. @default 0 */
   port?: number;
   /** Where the backend logs (one line per payin, payout and webhook). @default console.log */
@@ -39,6 +44,8 @@ export interface CheckoutBackend extends RunningServer {
   webhookUrl: string;
   /** The merchant's orders and the statuses its webhooks applied. */
   orders: OrderBook;
+  /** The shoppers' payment-status endpoint, mounted at `/payment-status`. */
+  paymentStatus: PaymentStatusEndpoint;
 }
 
 type Method = PayinCreateParams["paymentMethod"];
@@ -52,30 +59,8 @@ interface CardInput {
   installments?: number;
 }
 
-const PUBLIC_DIR = fileURLToPath(new URL("../public/", import.meta.url));
-const STATIC: Record<string, { file: string; type: string }> = {
-  "/": { file: "index.html", type: "text/html; charset=utf-8" },
-  "/checkout.css": { file: "checkout.css", type: "text/css; charset=utf-8" },
-  "/checkout.js": { file: "checkout.js", type: "text/javascript; charset=utf-8" },
-};
-
-/** The `<script>` build of `@paykit/browser` (`window.Paykit.handlePendingThreeDS`). */
-function browserIifePath(): string {
-  return createRequire(import.meta.url).resolve("@paykit/browser/iife");
-}
-
-async function staticFile(path: string, type: string): Promise<Response> {
-  try {
-    return new Response(await readFile(path), {
-      headers: { "content-type": type, "cache-control": "no-store" },
-    });
-  } catch {
-    return Response.json(
-      { code: "NOT_FOUND", message: `${path} is missing (run \`pnpm build\` for the browser bundle)` },
-      { status: 404 },
-    );
-  }
-}
+/** Where the page follows a payin: `createPaymentStatus(...).handler` (docs/checkout.md). */
+const STATUS_PATH = "/payment-status";
 
 /** Maps a Paykit failure to the JSON the page shows; the message never holds keys or card data. */
 function errorResponse(error: unknown): Response {
@@ -93,6 +78,13 @@ function errorResponse(error: unknown): Response {
     return Response.json({ code: error.code, message: error.message }, { status: 502 });
   throw error;
 }
+
+/** The requests that start a session when they carry none: the page, and placing an order. */
+const STARTS_SESSION = new Set(["GET /", "POST /api/payins"]);
+
+const routeOf = (request: Request) => `${request.method} ${new URL(request.url).pathname}`;
+
+const notFound = (message: string) => Response.json({ code: "NOT_FOUND", message }, { status: 404 });
 
 const METHODS: readonly Method[] = ["PIX", "BOLETO", "CREDIT_CARD", "OPEN_FINANCE"];
 
@@ -122,29 +114,6 @@ function payinParams(method: Method, webhookUrl: string, card: CardInput | undef
   }
 }
 
-function sse(orders: OrderBook): Response {
-  let unsubscribe = (): void => {};
-  let keepAlive: ReturnType<typeof setInterval> | undefined;
-  const encoder = new TextEncoder();
-  const stream = new ReadableStream<Uint8Array>({
-    start(controller) {
-      const send = (update: MerchantUpdate) =>
-        controller.enqueue(encoder.encode(`event: ${update.type}\ndata: ${JSON.stringify(update)}\n\n`));
-      unsubscribe = orders.subscribe(send);
-      controller.enqueue(encoder.encode(": connected\n\n"));
-      keepAlive = setInterval(() => controller.enqueue(encoder.encode(": keep-alive\n\n")), 15_000);
-      keepAlive.unref?.();
-    },
-    cancel() {
-      unsubscribe();
-      clearInterval(keepAlive);
-    },
-  });
-  return new Response(stream, {
-    headers: { "content-type": "text/event-stream", "cache-control": "no-store", connection: "keep-alive" },
-  });
-}
-
 function payoutQuery(params: URLSearchParams): PayoutListQuery {
   const query: Record<string, string | number> = {};
   for (const name of ["status", "startDate", "endDate", "referenceId"]) {
@@ -161,7 +130,8 @@ function payoutQuery(params: URLSearchParams): PayoutListQuery {
 
 /**
  * Starts the example merchant backend: the checkout page, its JSON API (payins, payouts), the
- * server-sent events that move the page, and the verified, de-duplicated webhook endpoint.
+ * payment-status endpoint the page's payment screen follows, and the verified, de-duplicated webhook
+ * endpoint that tells it.
  *
  * @example
  * ```ts
@@ -173,10 +143,21 @@ export async function startCheckoutBackend(options: CheckoutBackendOptions): Pro
   const { paykit } = options;
   const log = options.log ?? ((line: string) => console.log(line));
   const orders = new OrderBook();
-  const receiveWebhook = createWebhookReceiver({ secret: options.webhookSecret, orders, log });
+  // Only the session that placed an order may follow its payin; anyone else gets the 404 of an unknown id.
+  const paymentStatus = createPaymentStatus({
+    paykit,
+    authorize: (request, payinId) => orders.placedBy(payinId, sessionOf(request)),
+  });
+  const receiveWebhook = createWebhookReceiver({
+    secret: options.webhookSecret,
+    orders,
+    paymentStatus,
+    log,
+  });
+  const csp = contentSecurityPolicy(options.threeDSOrigins ?? []);
   let webhookUrl = "";
 
-  async function createPayin(request: Request): Promise<Response> {
+  async function createPayin(request: Request, sessionId: string): Promise<Response> {
     const body = (await request.json().catch(() => ({}))) as { method?: string; card?: CardInput };
     const method = body.method as Method;
     if (!METHODS.includes(method)) {
@@ -194,11 +175,13 @@ export async function startCheckoutBackend(options: CheckoutBackendOptions): Pro
         amount: payin.amount,
         status: payin.status,
         updatedAt: payin.createdAt,
+        sessionId,
+        created: payin,
       });
       log(`→ payin ${payin.id} ${payin.paymentMethod} ${payin.amount} cents: ${payin.status}`);
-      const qrImage = payin.paymentMethod === "PIX" ? await brCodeQrDataUrl(payin.pix.qrcode) : undefined;
+      // The customer as sent, for the card's 3DS challenge (the address is not part of it).
       const { address: _address, ...customer } = DEMO_CUSTOMER;
-      return Response.json({ payin, qrImage, customer }, { status: 201 });
+      return Response.json({ payin, customer }, { status: 201 });
     } catch (error) {
       log(`✗ payin ${method} refused: ${isPaykitError(error) ? error.code : String(error)}`);
       return errorResponse(error);
@@ -226,8 +209,7 @@ export async function startCheckoutBackend(options: CheckoutBackendOptions): Pro
   }
 
   async function devControl(path: string, body?: unknown): Promise<Response> {
-    if (!options.devMockUrl)
-      return Response.json({ code: "NOT_FOUND", message: "dev tools are off" }, { status: 404 });
+    if (!options.devMockUrl) return notFound("dev tools are off");
     const answer = await fetch(`${options.devMockUrl}/_mock/${path}`, {
       method: "POST",
       headers: { "content-type": "application/json" },
@@ -239,13 +221,14 @@ export async function startCheckoutBackend(options: CheckoutBackendOptions): Pro
     });
   }
 
-  async function handle(request: Request): Promise<Response> {
+  async function answer(request: Request, sessionId: string | undefined): Promise<Response> {
     const url = new URL(request.url);
     const { pathname } = url;
-    const route = `${request.method} ${pathname}`;
-    const asset = STATIC[pathname];
-    if (request.method === "GET" && asset) return staticFile(PUBLIC_DIR + asset.file, asset.type);
-    if (route === "GET /vendor/paykit-browser.js") return staticFile(browserIifePath(), "text/javascript");
+    const route = routeOf(request);
+    // Every method reaches the status handler: it answers 405 itself to what is not GET or HEAD.
+    if (pathname === STATUS_PATH) return paymentStatus.handler(request);
+    const file = request.method === "GET" ? staticFile(pathname, csp) : undefined;
+    if (file) return file;
     if (route === "GET /api/config") {
       return Response.json({
         amount: DEMO_AMOUNT,
@@ -253,11 +236,11 @@ export async function startCheckoutBackend(options: CheckoutBackendOptions): Pro
         customer: { name: DEMO_CUSTOMER.name, email: DEMO_CUSTOMER.email },
         cards: DEMO_CARDS,
         payoutKey: DEMO_PAYOUT_KEY,
+        statusUrl: STATUS_PATH,
         dev: options.devMockUrl !== undefined,
       });
     }
-    if (route === "GET /api/events") return sse(orders);
-    if (route === "POST /api/payins") return createPayin(request);
+    if (route === "POST /api/payins" && sessionId) return createPayin(request, sessionId);
     if (route === "POST /api/payouts") return createPayout(request);
     if (route === "GET /api/payouts") {
       try {
@@ -267,26 +250,42 @@ export async function startCheckoutBackend(options: CheckoutBackendOptions): Pro
       }
     }
     if (route === "POST /webhooks/paykit") return receiveWebhook(request);
+    // The payment screen again (the shopper back from the bank): for the session that ordered, only.
     const order = /^\/api\/payins\/([\w-]+)$/.exec(pathname);
     if (request.method === "GET" && order?.[1]) {
       const view = orders.get(order[1]);
-      return view
-        ? Response.json(view)
-        : Response.json({ code: "NOT_FOUND", message: "no such order" }, { status: 404 });
+      return view && orders.placedBy(order[1], sessionId)
+        ? Response.json({ payin: view.created })
+        : notFound("no such order");
     }
     const dev = /^\/api\/dev\/payins\/([\w-]+)\/(pay|authorize)$/.exec(pathname);
     if (request.method === "POST" && dev?.[1] && dev[2]) {
-      if (!orders.get(dev[1]))
-        return Response.json({ code: "NOT_FOUND", message: "no such order" }, { status: 404 });
+      if (!orders.get(dev[1])) return notFound("no such order");
       return devControl(`payins/${dev[1]}/${dev[2]}`, await request.json().catch(() => ({})));
     }
-    return Response.json(
-      { code: "NOT_FOUND", message: `${route} is not a route of this backend` },
-      { status: 404 },
-    );
+    return notFound(`${route} is not a route of this backend`);
+  }
+
+  async function handle(request: Request): Promise<Response> {
+    const known = sessionOf(request);
+    // The page, or an API client's first order, starts a session when the request has none.
+    const session = known || !STARTS_SESSION.has(routeOf(request)) ? undefined : newSession();
+    const response = await answer(request, known ?? session?.id);
+    if (session) response.headers.append("set-cookie", session.cookie);
+    return response;
   }
 
   const server = await serve(handle, { port: options.port ?? 0 });
   webhookUrl = `${server.url}/webhooks/paykit`;
-  return { ...server, webhookUrl, orders };
+  return {
+    ...server,
+    webhookUrl,
+    orders,
+    paymentStatus,
+    // The endpoint first: it ends the open status streams, which the server would otherwise wait on.
+    close: async () => {
+      await paymentStatus.close();
+      await server.close();
+    },
+  };
 }

@@ -77,6 +77,8 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
       paykit,
       webhookSecret: DEMO_KEYS.webhookSecret,
       devMockUrl: mock.url,
+      // The mock is also the card issuer: its 3DS script and challenge page are on its origin.
+      threeDSOrigins: [mock.url],
       port: options.backendPort ?? 0,
       ...(options.log ? { log: options.log } : {}),
     });

@@ -43,13 +43,15 @@ if (headless) {
     log: (line) => console.log(`[merchant] ${line}`),
   });
   console.log(`
-Paykit demo: a merchant backend on @paykit/node and @paykit/webhooks, against the Paykit mock.
+Paykit demo: a merchant backend on @paykit/node and @paykit/webhooks, a checkout page on
+@paykit/browser/checkout, against the Paykit mock.
 
   checkout page    ${demo.backend.url}/
   payouts          ${demo.backend.url}/#payouts
   mock dashboard   ${demo.mockUrl}/_mock/dashboard
   mock API         ${demo.mockUrl}  (keys ${DEMO_KEYS.publicKey} / sk_test_…${DEMO_KEYS.secretKey.slice(-4)})
   webhooks         ${demo.backend.webhookUrl}  (signed, verified, de-duplicated)
+  payment status   ${demo.backend.url}/payment-status?id=pi_…  (the page's live status: your session's orders only)
 
 Pay by PIX, boleto, card (try 4000000000003220 for 3DS) or open finance; each webhook is logged below.
 Press Ctrl+C to stop.

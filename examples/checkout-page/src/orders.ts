@@ -1,3 +1,4 @@
+import type { PayinCreated } from "@paykit/contract";
 import type { WebhookEvent } from "@paykit/webhooks";
 
 /** What the merchant knows of one order's payin: created by the backend, moved by webhooks. */
@@ -10,9 +11,13 @@ export interface OrderView {
   status: string;
   /** The service's `updatedAt` of the last status applied (ISO 8601). */
   updatedAt: string;
+  /** The shopper session that placed the order: the only one that may follow its payin (src/session.ts). */
+  sessionId: string;
+  /** The 201 answer of POST /payin, which the payment screen shows (again when the shopper comes back). */
+  created: PayinCreated;
 }
 
-/** What the backend pushes to open checkout pages and payout lists. */
+/** What the order book tells its subscribers: an order created or moved, a payout moved by its webhook. */
 export type MerchantUpdate =
   | { type: "payin"; via: "created" | "webhook"; order: OrderView }
   | { type: "payout"; payoutId: string; referenceId: string; status: string };
@@ -20,8 +25,9 @@ export type MerchantUpdate =
 const FINAL_PAYIN = new Set(["APPROVED", "REFUSED", "EXPIRED"]);
 
 /**
- * The merchant's order book: payins it created and the statuses its webhook receiver applied, with a
- * fan-out to subscribers (server-sent events). A real shop keeps this in its database.
+ * The merchant's order book: payins it created, the session that placed each order, and the statuses
+ * its webhook receiver applied, with a fan-out to in-process subscribers (the headless demo counts and
+ * waits on webhooks with it). A real shop keeps this in its database.
  */
 export class OrderBook {
   readonly #orders = new Map<string, OrderView>();
@@ -42,9 +48,14 @@ export class OrderBook {
     return this.#orders.get(payinId);
   }
 
+  /** Whether `sessionId` placed the order that `payinId` pays: who may see that payment. */
+  placedBy(payinId: string, sessionId: string | undefined): boolean {
+    return sessionId !== undefined && this.#orders.get(payinId)?.sessionId === sessionId;
+  }
+
   /**
    * Applies a verified webhook. A delivery older than what is known, or one that would move a final
-   * payin, is ignored: webhooks may arrive late or out of order (DESIGN.md section 2, Webhooks).
+   * payin, is ignored: webhooks may arrive late or out of order (docs/decisions.md ("Webhooks")).
    */
   apply(event: WebhookEvent): "applied" | "stale" | "unknown" {
     if (event.kind === "payout") {

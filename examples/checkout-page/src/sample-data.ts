@@ -1,6 +1,8 @@
 import type { Customer, Item } from "@paykit/contract";
 
-/** The demo's paying customer: a valid CPF, a São Paulo phone and address (DESIGN.md section 2, Customer). */
+/**
+ * The demo's paying customer: a valid CPF, a São Paulo phone and address (docs/decisions.md ("Customer")).
+ */
 export const DEMO_CUSTOMER: Customer = {
   name: "Maria Santos",
   document: "12345678909",
@@ -26,13 +28,14 @@ export const DEMO_AMOUNT = 14_990;
 export const DEMO_PAYER_IP = "177.10.20.30";
 
 /**
- * The mock's magic card numbers (DESIGN.md section 3): the page offers them so each outcome can be tried.
- * The CVV and expiry are test values; card data only ever travels to the payment API.
+ * The mock's magic card numbers (docs/decisions.md ("Magic values")): the page offers them so each outcome
+ * can be tried. The CVV and expiry are test values; card data only ever travels to the payment API.
  */
 export const DEMO_CARDS = {
   approved: "4111111111111111",
   refused: "4000000000000002",
   threeDS: "4000000000003220",
+  wrongCvv: "4000000000000127",
 } as const;
 
 /** A PIX key of the mock's directory that payouts can reach (EMAIL, settles normally). */

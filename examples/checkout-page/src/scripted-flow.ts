@@ -6,6 +6,8 @@ import { DEMO_CARDS, DEMO_PAYOUT_KEY } from "./sample-data.js";
 export interface FlowSummary {
   /** Payin id and final status, per payment method. */
   payins: Record<"PIX" | "BOLETO" | "CREDIT_CARD" | "OPEN_FINANCE", { id: string; status: string }>;
+  /** The statuses the shopper's status stream sent for the PIX, in order, until it ended. */
+  pixStatusStream: string[];
   /** The payout that was created and completed. */
   payout: { id: string; status: string };
   /** `meta.total` of the payout list at the end. */
@@ -21,12 +23,26 @@ class ApiFailure extends Error {
   override readonly name = "ApiFailure";
 }
 
-async function call<T>(url: string, init?: { method?: string; body?: unknown }): Promise<T> {
+/** The shopper's session cookie (`sid=…`), which the backend sets with the first order. */
+interface Session {
+  cookie?: string;
+}
+
+async function call<T>(
+  url: string,
+  init?: { method?: string; body?: unknown; session?: Session },
+): Promise<T> {
+  const cookie = init?.session?.cookie;
   const response = await fetch(url, {
     method: init?.method ?? (init?.body === undefined ? "GET" : "POST"),
-    headers: init?.body === undefined ? {} : { "content-type": "application/json" },
+    headers: {
+      ...(init?.body === undefined ? {} : { "content-type": "application/json" }),
+      ...(cookie ? { cookie } : {}),
+    },
     body: init?.body === undefined ? null : JSON.stringify(init.body),
   });
+  const started = response.headers.getSetCookie()[0];
+  if (init?.session && started) init.session.cookie = started.split(";")[0];
   const text = await response.text();
   const body = text ? (JSON.parse(text) as unknown) : null;
   if (!response.ok) {
@@ -36,6 +52,24 @@ async function call<T>(url: string, init?: { method?: string; body?: unknown }):
     );
   }
   return body as T;
+}
+
+/**
+ * Opens the status stream a checkout page follows (`GET /payment-status?id=…` as server-sent events, with
+ * the shopper's cookie) and answers, once it has ended, the statuses it sent.
+ */
+async function followStatus(url: string, session: Session): Promise<() => Promise<string[]>> {
+  const response = await fetch(url, {
+    headers: { accept: "text/event-stream", cookie: session.cookie ?? "" },
+    signal: AbortSignal.timeout(WEBHOOK_WAIT_MS),
+  });
+  if (!response.ok) throw new ApiFailure(`GET ${new URL(url).pathname} → ${response.status}`);
+  // The server ends the stream after the final status: the whole text is there once it did.
+  return async () =>
+    (await response.text())
+      .split("\n")
+      .filter((line) => line.startsWith("data: "))
+      .map((line) => (JSON.parse(line.slice(6)) as { status: string }).status);
 }
 
 /**
@@ -82,18 +116,20 @@ export async function runScriptedFlow(
   const payinApproved = (id: string) => (u: MerchantUpdate) =>
     u.type === "payin" && u.order.payinId === id && u.order.status === "APPROVED";
 
-  type Created = { payin: Record<string, unknown> & { id: string; status: string }; qrImage?: string };
+  type Created = { payin: Record<string, unknown> & { id: string; status: string } };
+  // One shopper places every order: the backend starts the session with the first one.
+  const session: Session = {};
   const create = (method: string, extra: object = {}) =>
-    call<Created>(api("/api/payins"), { body: { method, ...extra } });
+    call<Created>(api("/api/payins"), { body: { method, ...extra }, session });
 
   try {
     const pix = await step(
       out,
       "Create a PIX payin",
       () => create("PIX"),
-      ({ payin, qrImage }) => {
+      ({ payin }) => {
         const code = (payin.pix as { qrcode: string }).qrcode;
-        return `${payin.id} ${payin.status}; BR Code ${code.slice(0, 24)}… (${code.length} chars), QR image ${qrImage?.length} bytes`;
+        return `${payin.id} ${payin.status}; BR Code ${code.slice(0, 24)}… (${code.length} chars, the page draws its QR)`;
       },
     );
     const boleto = await step(
@@ -130,14 +166,16 @@ export async function runScriptedFlow(
 
     const pixPaid = await step(
       out,
-      "Pay the PIX (mock control API) and wait for its webhook",
+      "Pay the PIX (mock control API): its webhook, then the shopper's status stream",
       async () => {
+        const statuses = await followStatus(api(`/payment-status?id=${pix.payin.id}`), session);
         const arrived = webhook(payinApproved(pix.payin.id));
         await call(api(`/api/dev/payins/${pix.payin.id}/pay`), { body: {} });
-        return arrived;
+        return { update: await arrived, stream: await statuses() };
       },
-      (u) =>
-        `webhook verified on ${demo.backend.webhookUrl}: ${pix.payin.id} → ${u.type === "payin" && u.order.status}`,
+      ({ update, stream }) =>
+        `webhook verified on ${demo.backend.webhookUrl}: ${pix.payin.id} → ${update.type === "payin" && update.order.status}; ` +
+        `the page's stream at /payment-status sent ${stream.join(" → ")} and ended`,
     );
 
     const ofAuthorized = await step(
@@ -191,7 +229,10 @@ export async function runScriptedFlow(
 
     return {
       payins: {
-        PIX: { id: pix.payin.id, status: pixPaid.type === "payin" ? pixPaid.order.status : "?" },
+        PIX: {
+          id: pix.payin.id,
+          status: pixPaid.update.type === "payin" ? pixPaid.update.order.status : "?",
+        },
         BOLETO: { id: boleto.payin.id, status: boleto.payin.status },
         CREDIT_CARD: { id: card.payin.id, status: card.payin.status },
         OPEN_FINANCE: {
@@ -199,6 +240,7 @@ export async function runScriptedFlow(
           status: ofAuthorized.type === "payin" ? ofAuthorized.order.status : "?",
         },
       },
+      pixStatusStream: pixPaid.stream,
       payout: { id: payout.id, status: completed.type === "payout" ? completed.status : "?" },
       payoutsListed: list.meta.total,
       webhooksApplied,

@@ -12,7 +12,10 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Largest request body the backend reads, in bytes (the service's own limit, DESIGN.md section 2). */
+/**
+ * Largest request body the backend reads, in bytes: the service's own limit,
+ * docs/decisions.md ("Wire decisions: error body").
+ */
 const MAX_BODY_BYTES = 1024 * 1024;
 
 async function readBody(req: IncomingMessage): Promise<Buffer | null> {
@@ -27,7 +30,7 @@ async function readBody(req: IncomingMessage): Promise<Buffer | null> {
   return Buffer.concat(chunks);
 }
 
-function toRequest(req: IncomingMessage, body: Buffer | null, origin: string): Request {
+function toRequest(req: IncomingMessage, body: Buffer | null, origin: string, signal: AbortSignal): Request {
   const headers = new Headers();
   for (const [name, value] of Object.entries(req.headers)) {
     if (Array.isArray(value)) for (const v of value) headers.append(name, v);
@@ -37,6 +40,7 @@ function toRequest(req: IncomingMessage, body: Buffer | null, origin: string): R
     method: req.method ?? "GET",
     headers,
     body: body && body.length > 0 ? new Uint8Array(body) : null,
+    signal,
   });
 }
 
@@ -51,7 +55,7 @@ async function writeResponse(res: ServerResponse, response: Response): Promise<v
   }
   res.flushHeaders();
   // Streamed chunk by chunk so server-sent events reach the page as they are written; a page that
-  // goes away cancels its stream, which unsubscribes it.
+  // goes away cancels its stream (and aborts its request's signal), which frees its slot.
   const reader = response.body.getReader();
   res.once("close", () => void reader.cancel().catch(() => {}));
   for (;;) {
@@ -64,7 +68,8 @@ async function writeResponse(res: ServerResponse, response: Response): Promise<v
 
 /**
  * Serves a web-standard handler over node:http on loopback. The backend is written against
- * `Request`/`Response` (STYLE.md: web standards at every seam); this is its only node:http file.
+ * `Request`/`Response` (web standards at every seam: docs/decisions.md ("How the code is shaped")); this is
+ * its only node:http file.
  */
 export async function serve(
   handler: FetchHandler,
@@ -73,8 +78,11 @@ export async function serve(
   const host = options.host ?? "127.0.0.1";
   let origin = "";
   const server = createServer((req, res) => {
+    // Aborted when the answer is done or the client left: a handler waiting on it stops.
+    const gone = new AbortController();
+    res.once("close", () => gone.abort());
     readBody(req)
-      .then((body) => handler(toRequest(req, body, origin)))
+      .then((body) => handler(toRequest(req, body, origin, gone.signal)))
       .then((response) => writeResponse(res, response))
       .catch((error: unknown) => {
         if (!res.headersSent) {

@@ -1,3 +1,4 @@
+import type { PaymentStatusEndpoint } from "@paykit/node/checkout";
 import {
   isWebhookParseError,
   isWebhookVerificationError,
@@ -13,6 +14,8 @@ export interface WebhookReceiverOptions {
   secret: string;
   /** Where verified events are applied. */
   orders: OrderBook;
+  /** The shoppers' payment-status endpoint: each verified event applied reaches the pages watching it. */
+  paymentStatus: Pick<PaymentStatusEndpoint, "notify">;
   /** One line per delivery (never the body: it holds customer data). */
   log: (line: string) => void;
 }
@@ -25,8 +28,9 @@ function describe(event: WebhookEvent): string {
 
 /**
  * The merchant's webhook endpoint: reads the raw body, verifies the Standard Webhooks signature,
- * then applies each delivery once (a retried delivery keeps its `webhook-id`, DESIGN.md section 2).
- * A 2xx tells Paykit to stop retrying, so it is sent only once the event is safely applied.
+ * then applies each delivery once (a retried delivery keeps its `webhook-id`, docs/decisions.md
+ * ("Webhooks")) and hands it to the payment-status endpoint, which tells every page watching that
+ * payin. A 2xx tells Paykit to stop retrying, so it is sent only once the event is safely applied.
  */
 export function createWebhookReceiver(
   options: WebhookReceiverOptions,
@@ -46,7 +50,13 @@ export function createWebhookReceiver(
       }
       throw error;
     }
-    const outcome = await dedup.handle(event, (e) => options.orders.apply(e));
+    const outcome = await dedup.handle(event, async (e) => {
+      const applied = options.orders.apply(e);
+      // After the order book, so a page told "approved" finds its order paid; inside the once-only
+      // handler, so a failure here is answered 500 and Paykit's retry tells the pages again.
+      await options.paymentStatus.notify(e);
+      return applied;
+    });
     if (outcome.status === "in-progress") {
       // Another attempt is handling this event right now: not acknowledged, so Paykit retries it.
       options.log(`… webhook ${event.webhookId} (${describe(event)}) in progress elsewhere: retry later`);

@@ -1,38 +1,15 @@
-import { existsSync, mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
+import { launchChromium as launch } from "../../../tests/support/chromium.js";
 
-/** Debian's Chromium unless CHROMIUM_PATH names another; no tool here ever downloads a browser. */
-export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-
-/**
- * Whether the real-browser tests must be skipped: only on a developer's machine without Chromium.
- * In CI (`CI` set) a missing browser is a failure, never a silent skip.
- */
-export const SKIP_BROWSER = !existsSync(CHROMIUM_PATH) && !process.env.CI;
-if (SKIP_BROWSER) {
-  console.warn(
-    `Skipping the real-browser tests: no Chromium at ${CHROMIUM_PATH}. Install Debian's chromium or set CHROMIUM_PATH.`,
-  );
-}
+// Debian's Chromium (or CHROMIUM_PATH), skipped only on a developer's machine without it: the
+// workspace's one launcher (tests/support/chromium.ts).
+export { CHROMIUM_PATH, SKIP_BROWSER } from "../../../tests/support/chromium.js";
 
 /** Where screenshots go (gitignored). */
 export const OUTPUT_DIR = fileURLToPath(new URL("../test-results/", import.meta.url));
 
-/** Launches headless Chromium with the flags this machine and CI need (no network side channels). */
-export async function launchChromium(): Promise<Browser> {
-  mkdirSync(OUTPUT_DIR, { recursive: true });
-  return chromium.launch({
-    executablePath: CHROMIUM_PATH,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+/** Launches headless Chromium, with OUTPUT_DIR ready for screenshots. */
+export function launchChromium(): Promise<Browser> {
+  return launch({ screenshots: OUTPUT_DIR });
 }

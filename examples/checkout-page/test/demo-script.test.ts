@@ -9,6 +9,22 @@ import { runScriptedFlow } from "../src/scripted-flow.js";
 
 const root = fileURLToPath(new URL("../../../", import.meta.url));
 
+type Demo = Awaited<ReturnType<typeof startDemo>>;
+
+/** Places an order as a new shopper: the backend's answer and the session cookie it started. */
+async function order(demo: Demo, method: string) {
+  const response = await fetch(`${demo.backend.url}/api/payins`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ method }),
+  });
+  expect(response.status).toBe(201);
+  const cookie = response.headers.getSetCookie()[0]?.split(";")[0] ?? "";
+  return { created: await response.json(), cookie };
+}
+
+const statusUrl = (demo: Demo, id: string) => `${demo.backend.url}/payment-status?id=${id}`;
+
 describe("the demo's headless flow (pnpm demo --script)", () => {
   it("creates every payin kind, pays the PIX, authorizes open finance, completes a payout and lists it", async () => {
     const merchantLog: string[] = [];
@@ -23,6 +39,8 @@ describe("the demo's headless flow (pnpm demo --script)", () => {
       CREDIT_CARD: { status: "APPROVED" },
       OPEN_FINANCE: { status: "APPROVED" },
     });
+    // What a checkout page watching the PIX was sent: its status when it subscribed, then the webhook's.
+    expect(summary.pixStatusStream).toEqual(["PENDING", "APPROVED"]);
     expect(summary.payout.status).toBe("COMPLETED");
     expect(summary.payoutsListed).toBe(1);
     expect(out.filter((line) => line.startsWith("▶"))).toHaveLength(9);
@@ -50,14 +68,10 @@ describe("the demo's headless flow (pnpm demo --script)", () => {
     });
   });
 
-  it("the backend's webhook endpoint refuses a bad signature and applies a delivery once", async () => {
+  it("the backend's webhook endpoint refuses a bad signature, applies a delivery once and tells the pages", async () => {
     const merchantLog: string[] = [];
     await using demo = await startDemo({ autoAdvance: false, log: (line) => merchantLog.push(line) });
-    const created = await fetch(`${demo.backend.url}/api/payins`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ method: "PIX" }),
-    }).then((r) => r.json());
+    const { created, cookie } = await order(demo, "PIX");
     const body = JSON.stringify({
       id: created.payin.id,
       status: "APPROVED",
@@ -83,6 +97,41 @@ describe("the demo's headless flow (pnpm demo --script)", () => {
     expect((await deliver(DEMO_KEYS.webhookSecret, "msg_once")).status).toBe(204);
     expect(demo.backend.orders.get(created.payin.id)?.status).toBe("APPROVED");
     expect(merchantLog.filter((line) => line.includes("already handled"))).toHaveLength(1);
+    // The mock still says PENDING (nobody paid): APPROVED can only have come through notify.
+    expect((await demo.paykit.payins.retrieve(created.payin.id)).status).toBe("PENDING");
+    const status = await fetch(statusUrl(demo, created.payin.id), { headers: { cookie } });
+    expect(await status.json()).toMatchObject({ id: created.payin.id, status: "APPROVED" });
+  });
+
+  it("the payment-status endpoint answers the session that placed the order, and 404 to anyone else", async () => {
+    await using demo = await startDemo({ autoAdvance: false, log: () => {} });
+    const mine = await order(demo, "PIX");
+    const theirs = await order(demo, "BOLETO");
+    expect(mine.cookie).toMatch(/^sid=[\w-]{22}$/);
+    expect(theirs.cookie).not.toBe(mine.cookie);
+    const id = mine.created.payin.id;
+
+    const own = await fetch(statusUrl(demo, id), { headers: { cookie: mine.cookie } });
+    expect(own.status).toBe(200);
+    expect(await own.json()).toEqual({
+      id,
+      status: "PENDING",
+      paymentMethod: "PIX",
+      updatedAt: expect.any(String),
+    });
+    const unknown = await fetch(statusUrl(demo, "pi_01JZZZZZZZZZZZZZZZZZZZZZZZ"), {
+      headers: { cookie: mine.cookie },
+    });
+    expect(unknown.status).toBe(404);
+    const unknownBody = await unknown.json();
+    for (const headers of [{ cookie: theirs.cookie }, {} as Record<string, string>]) {
+      const refused = await fetch(statusUrl(demo, id), { headers });
+      expect(refused.status).toBe(404);
+      expect(await refused.json()).toEqual(unknownBody); // nothing tells a refusal from an unknown id
+      expect((await fetch(`${demo.backend.url}/api/payins/${id}`, { headers })).status).toBe(404);
+    }
+    const again = await fetch(`${demo.backend.url}/api/payins/${id}`, { headers: { cookie: mine.cookie } });
+    expect(await again.json()).toEqual({ payin: mine.created.payin });
   });
 
   it("`node scripts/demo.mjs` without a terminal runs the script mode and exits 0", () => {

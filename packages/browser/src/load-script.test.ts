@@ -195,6 +195,13 @@ describe("loadScript: only https (or http on localhost) scripts", () => {
     },
   );
 
+  it("says, refusing a plain http URL, that http is allowed on localhost only", async () => {
+    await expect(loadScript("http://mock.internal:4010/_mock/acquirer/three-ds.js")).rejects.toMatchObject({
+      code: "SCRIPT_LOAD_FAILED",
+      message: "3DS script URL refused (http:): https, or http on localhost",
+    });
+  });
+
   it.each([
     [
       "a protocol-relative URL",

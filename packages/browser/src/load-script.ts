@@ -1,4 +1,4 @@
-import { abortError, untilAborted } from "./abort.js";
+import { untilAborted } from "./abort.js";
 import { PaykitThreeDSError } from "./errors.js";
 
 /** How the acquirer's 3DS script is loaded into the checkout page. */
@@ -19,11 +19,9 @@ export interface LoadScriptOptions {
   signal?: AbortSignal;
 }
 
-/** Attempts per load: the first, plus one retry with a fresh tag after a failed load. */
-const ATTEMPTS = 2;
-
 // One load per absolute URL, shared by every caller; dropped when it fails so the next call starts over
-// (the stripe-js loader pattern, STYLE.md). Creating the Map touches no browser global: safe under SSR.
+// (the stripe-js loader pattern, docs/decisions.md ("How the code is shaped")). Creating the Map touches no
+// browser global: safe under SSR.
 const loads = new Map<string, Promise<void>>();
 
 /**
@@ -39,8 +37,12 @@ export function scriptHref(src: string): string {
   const scheme = url?.protocol;
   if (scheme === "https:" || (scheme === "http:" && /^(localhost|127\.[\d.]+|\[::1\])$/.test(url!.hostname)))
     return url!.href;
-  // The message names the scheme only: a data: URL may carry a whole script.
-  throw new PaykitThreeDSError("SCRIPT_LOAD_FAILED", `3DS script URL refused (${scheme}): https only`);
+  // The message names the scheme only (a data: URL may carry a whole script), and the one exception
+  // (localhost: 127.x and [::1] too), so an http: URL of a mock on another host does not read as "no http".
+  throw new PaykitThreeDSError(
+    "SCRIPT_LOAD_FAILED",
+    `3DS script URL refused (${scheme}): https, or http on localhost`,
+  );
 }
 
 /** The `<script>` tag already in the page for this absolute URL, if any. */
@@ -58,43 +60,35 @@ export function findScript(href: string): HTMLScriptElement | undefined {
  * @example
  * await loadScript(payin.threeDSecureSdkUrl, { nonce: cspNonce, timeoutMs: 10_000 });
  */
-export function loadScript(src: string, options: LoadScriptOptions = {}): Promise<void> {
+export async function loadScript(src: string, options: LoadScriptOptions = {}): Promise<void> {
+  // `async`: each refusal below is a rejection with no Promise.reject wrapper (bytes of the IIFE); the body
+  // still runs synchronously up to the tag's injection.
   if (typeof document === "undefined") {
-    return Promise.reject(
-      new PaykitThreeDSError(
-        "SCRIPT_LOAD_FAILED",
-        "loadScript needs a browser page, not server-side rendering.",
-      ),
-    );
+    throw new PaykitThreeDSError("SCRIPT_LOAD_FAILED", "loadScript needs a browser page.");
   }
-  if (options.signal?.aborted) return Promise.reject(abortError(options.signal));
-  let href: string;
-  try {
-    href = scriptHref(src);
-  } catch (error) {
-    return Promise.reject(error);
-  }
-  let load = loads.get(href);
-  if (!load) {
-    const started = inject(href, options);
-    load = started;
-    loads.set(href, started);
-    started.catch(() => {
-      if (loads.get(href) === started) loads.delete(href);
-    });
-  }
-  return untilAborted(load, options.signal);
+  const href = scriptHref(src);
+  // Runs only when the signal has not aborted yet: an aborted caller injects nothing.
+  return untilAborted(() => {
+    let load = loads.get(href);
+    if (!load) {
+      load = inject(href, options);
+      loads.set(href, load);
+      load.catch(() => loads.get(href) === load && loads.delete(href));
+    }
+    return load;
+  }, options.signal);
 }
 
 function inject(href: string, { timeoutMs = 15_000, nonce, integrity }: LoadScriptOptions): Promise<void> {
   return new Promise((resolve, reject) => {
-    let settled = false;
-    let current: HTMLScriptElement | undefined;
+    let settled: true | undefined;
+    // Set before the timer can fire: the first attempt runs right below, synchronously.
+    let current: HTMLScriptElement;
     const fail = (error: PaykitThreeDSError) => {
       settled = true;
       clearTimeout(timer);
       // A failed or timed-out tag is removed, so a later call injects a fresh one instead of reusing it.
-      current?.remove();
+      current.remove();
       reject(error);
     };
     const timer = setTimeout(
@@ -102,24 +96,23 @@ function inject(href: string, { timeoutMs = 15_000, nonce, integrity }: LoadScri
         fail(
           new PaykitThreeDSError(
             "SCRIPT_TIMEOUT",
-            `3DS script ${href} did not load within ${timeoutMs} ms: check the network or raise timeoutMs.`,
+            `3DS script ${href} not loaded within timeoutMs (${timeoutMs} ms).`,
           ),
         ),
       timeoutMs,
     );
-    const attempt = (left: number, script?: HTMLScriptElement) => {
-      const reused = !!script;
-      if (!script) {
-        script = document.createElement("script");
-        script.src = href;
-        script.async = true;
-        if (nonce) script.setAttribute("nonce", nonce);
+    // One retry with a fresh tag after a failed load: `retry` is true on the first attempt only.
+    const attempt = (retry?: boolean, reused?: HTMLScriptElement) => {
+      const tag = reused ?? document.createElement("script");
+      if (!reused) {
+        tag.src = href;
+        tag.async = true;
+        if (nonce) tag.setAttribute("nonce", nonce);
         if (integrity) {
-          script.integrity = integrity;
-          script.crossOrigin = "anonymous";
+          tag.integrity = integrity;
+          tag.crossOrigin = "anonymous";
         }
       }
-      const tag = script;
       current = tag;
       // Listeners go on before the tag is connected: some DOMs fire load/error while appending.
       tag.addEventListener(
@@ -136,14 +129,14 @@ function inject(href: string, { timeoutMs = 15_000, nonce, integrity }: LoadScri
         "error",
         (event) => {
           if (settled) return;
-          if (left > 1) {
+          if (retry) {
             tag.remove();
-            attempt(left - 1);
+            attempt();
           } else {
             fail(
               new PaykitThreeDSError(
                 "SCRIPT_LOAD_FAILED",
-                `3DS script ${href} failed to load: check the URL, the CSP script-src and the integrity hash.`,
+                `3DS script ${href} failed to load: check the URL, CSP script-src and integrity.`,
                 { cause: event },
               ),
             );
@@ -153,6 +146,6 @@ function inject(href: string, { timeoutMs = 15_000, nonce, integrity }: LoadScri
       );
       if (!reused) (document.head ?? document.body).appendChild(tag);
     };
-    attempt(ATTEMPTS, findScript(href));
+    attempt(true, findScript(href));
   });
 }

@@ -8,8 +8,8 @@ const FIELDS = ["threeDSecureSession", "threeDSecureTransactionId", "threeDSecur
 export function notPendingReason(payin: unknown): string | undefined {
   const p = (payin ?? {}) as Partial<ThreeDSPayinResponse>;
   if (p.paymentMethod !== "CREDIT_CARD" || p.status !== "PENDING_3DS" || p.threeDSecurePending !== true) {
-    return `Payin ${p.id} has no open 3DS challenge (status ${p.status}): needs a CREDIT_CARD payin in PENDING_3DS with threeDSecurePending true.`;
+    return `Payin ${p.id} is ${p.status}, not a CREDIT_CARD payin in PENDING_3DS with threeDSecurePending true.`;
   }
   const missing = FIELDS.find((field) => typeof p[field] !== "string");
-  return missing && `Payin ${p.id} lacks ${missing}: pass the whole 201 answer of POST /payin.`;
+  return missing && `Payin ${p.id} lacks ${missing}: pass the whole 201 answer.`;
 }

@@ -48,7 +48,7 @@ describe("handlePendingThreeDS: the customer's decision", () => {
     },
   );
 
-  it("starts the acquirer's session with the payin's token and hands the challenge exactly what DESIGN section 4 lists", async () => {
+  it("starts the acquirer's session with the payin's token and hands the challenge exactly what docs/decisions.md (3DS) lists", async () => {
     const acquirer = fakeAcquirer();
     await runWithScript(acquirer.sdk).flow;
     expect(acquirer.init).toHaveBeenCalledWith({ session: "3ds_session_abc" });
@@ -58,8 +58,10 @@ describe("handlePendingThreeDS: the customer's decision", () => {
       customer: challengeData.customer,
       amount: 10000,
       installments: 1,
+      signal: expect.any(AbortSignal),
     });
     expect(acquirer.challenge.mock.calls[0]?.[0]).not.toHaveProperty("container");
+    expect(acquirer.challenge.mock.calls[0]?.[0].signal?.aborted).toBe(false);
   });
 
   it("renders the challenge in the page's container when one is given", async () => {
@@ -122,7 +124,7 @@ describe("handlePendingThreeDS: the customer's decision", () => {
 
 describe("handlePendingThreeDS: NOT_PENDING", () => {
   it.each([
-    ["an APPROVED card payin", { status: "APPROVED", threeDSecurePending: false }, "status APPROVED"],
+    ["an APPROVED card payin", { status: "APPROVED", threeDSecurePending: false }, "is APPROVED"],
     ["threeDSecurePending false", { threeDSecurePending: false }, "threeDSecurePending true"],
     ["a PIX payin", { paymentMethod: "PIX" }, "CREDIT_CARD"],
     ["no threeDSecureSdkUrl", { threeDSecureSdkUrl: undefined }, "lacks threeDSecureSdkUrl"],
@@ -150,9 +152,16 @@ describe("handlePendingThreeDS: a broken flow is a typed error", () => {
   it.each([
     ["the script defines no AcquirerThreeDS", undefined],
     ["AcquirerThreeDS has no init()", {} as AcquirerThreeDS],
-    ["the session has no challenge()", { init: async () => ({}) } as unknown as AcquirerThreeDS],
   ])("SDK_MISSING when %s", async (_, sdk) => {
     await expect(runWithScript(sdk).flow).rejects.toMatchObject({ code: "SDK_MISSING" });
+  });
+
+  it.each([
+    ["a session without challenge()", {}],
+    ["no session at all", null],
+  ])("CHALLENGE_FAILED when init() answers %s (outside the acquirer contract)", async (_, session) => {
+    const sdk = { init: async () => session } as unknown as AcquirerThreeDS;
+    await expect(runWithScript(sdk).flow).rejects.toMatchObject({ code: "CHALLENGE_FAILED" });
   });
 
   it("SCRIPT_LOAD_FAILED when the script fails to load twice; only script-loading was reported", async () => {
@@ -241,5 +250,102 @@ describe("handlePendingThreeDS: the secret key never enters the browser", () => 
     expect(error).toMatchObject({ code: "SECRET_KEY_IN_BROWSER" });
     expect(String(error)).not.toContain("4eC39HqLyjWDarjtT1zdp7dc");
     expect(network.tags()).toHaveLength(0);
+  });
+});
+
+/** An error the acquirer's script rejects the challenge with, carrying its own `code` (the acquirer contract). */
+const acquirerError = (code: unknown, message = "challenge closed") =>
+  Object.assign(new Error(message), { code });
+
+describe("handlePendingThreeDS: a challenge the acquirer no longer has", () => {
+  it.each(["CHALLENGE_UNAVAILABLE", "CHALLENGE_EXPIRED"] as const)(
+    "rejects with the acquirer's %s, keeps its error as cause and never echoes its text",
+    async (code) => {
+      const leaky = acquirerError(code, `card ${THREE_DS_CARD.number} has no challenge`);
+      const error: unknown = await runWithScript(fakeAcquirer(leaky).sdk).flow.catch((e: unknown) => e);
+      expect(error).toMatchObject({ name: "PaykitThreeDSError", code, cause: leaky });
+      expect(String(error)).toContain("read the payin's status from your backend");
+      expect(String(error)).not.toContain(THREE_DS_CARD.number);
+    },
+  );
+
+  it.each([["ABORTED"], ["NOT_PENDING"], ["CHALLENGE_TIMEOUT"], [42], [undefined]])(
+    "reports an acquirer error with code %s as CHALLENGE_FAILED: only the two closed codes pass through",
+    async (code) => {
+      await expect(runWithScript(fakeAcquirer(acquirerError(code)).sdk).flow).rejects.toMatchObject({
+        code: "CHALLENGE_FAILED",
+      });
+    },
+  );
+
+  it("reports no challenge-completed step for a closed challenge", async () => {
+    const events: string[] = [];
+    const { flow } = runWithScript(fakeAcquirer(acquirerError("CHALLENGE_UNAVAILABLE")).sdk, {
+      onEvent: (event) => events.push(event.type),
+    });
+    await flow.catch(() => {});
+    expect(events).toEqual(["script-loading", "script-loaded", "challenge-opened"]);
+  });
+});
+
+describe("handlePendingThreeDS: challengeTimeoutMs bounds the challenge", () => {
+  /** Starts a flow whose customer never decides, under fake timers, once the challenge is open. */
+  async function openForever(options: Parameters<typeof handlePendingThreeDS>[2] = {}) {
+    vi.useFakeTimers();
+    const acquirer = fakeAcquirer("never");
+    const { flow } = runWithScript(acquirer.sdk, options);
+    flow.catch(() => {});
+    // Microtasks only (vi.waitFor would move the fake clock): the challenge opens without any timer.
+    for (let turn = 0; turn < 100 && acquirer.challenge.mock.calls.length === 0; turn++)
+      await Promise.resolve();
+    const { signal } = acquirer.challenge.mock.calls[0]![0];
+    return { flow, signal: signal! };
+  }
+
+  it.each([
+    ["the given challengeTimeoutMs", { challengeTimeoutMs: 30_000 }, 30_000],
+    ["the documented default of 10 minutes", {}, 600_000],
+  ])(
+    "rejects with CHALLENGE_TIMEOUT after %s, aborts the acquirer's challenge and leaves no timer",
+    async (_, options, limitMs) => {
+      const { flow, signal } = await openForever(options);
+      await vi.advanceTimersByTimeAsync(limitMs - 1);
+      expect(signal.aborted).toBe(false);
+      await vi.advanceTimersByTimeAsync(1);
+      await expect(flow).rejects.toMatchObject({ name: "PaykitThreeDSError", code: "CHALLENGE_TIMEOUT" });
+      await expect(flow).rejects.toThrow(`${limitMs} ms`);
+      expect(signal.aborted).toBe(true);
+      expect(vi.getTimerCount()).toBe(0);
+    },
+  );
+
+  it("Infinity means no limit: no timer is armed", async () => {
+    const { signal } = await openForever({ challengeTimeoutMs: Number.POSITIVE_INFINITY });
+    expect(vi.getTimerCount()).toBe(0);
+    expect(signal.aborted).toBe(false);
+  });
+
+  it("clears its timer once the customer decides", async () => {
+    vi.useFakeTimers();
+    await expect(runWithScript(fakeAcquirer("AUTHENTICATED").sdk).flow).resolves.toMatchObject({
+      status: "AUTHENTICATED",
+    });
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("clears its timer and aborts the acquirer's challenge when the page's signal aborts", async () => {
+    const controller = new AbortController();
+    const { flow, signal } = await openForever({ signal: controller.signal });
+    controller.abort();
+    await expect(flow).rejects.toMatchObject({ code: "ABORTED" });
+    expect(signal.aborted).toBe(true);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it("clears its timer when the acquirer rejects", async () => {
+    vi.useFakeTimers();
+    const flow = runWithScript(fakeAcquirer(acquirerError("CHALLENGE_EXPIRED")).sdk).flow;
+    await expect(flow).rejects.toMatchObject({ code: "CHALLENGE_EXPIRED" });
+    expect(vi.getTimerCount()).toBe(0);
   });
 });

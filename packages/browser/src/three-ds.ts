@@ -1,4 +1,4 @@
-import { abortError, untilAborted } from "./abort.js";
+import { untilAborted } from "./abort.js";
 import { isPaykitThreeDSError, PaykitThreeDSError } from "./errors.js";
 import { findScript, type LoadScriptOptions, loadScript, scriptHref } from "./load-script.js";
 import { notPendingReason } from "./pending.js";
@@ -16,6 +16,12 @@ import type {
 export interface HandlePendingThreeDSOptions extends LoadScriptOptions {
   /** Where the challenge renders; without it the acquirer's script opens its own modal. */
   container?: HTMLElement;
+  /**
+   * How long the customer has for the challenge, in milliseconds, from its start to the decision. Past it the
+   * flow rejects with `CHALLENGE_TIMEOUT` and the acquirer's challenge is removed. `Infinity`: no limit.
+   * @default 600000 (10 minutes: shorter than the 15 minutes after which a PENDING_3DS payin expires)
+   */
+  challengeTimeoutMs?: number;
   /** Called at each step (`script-loading`, `script-loaded`, `challenge-opened`, `challenge-completed`), for the page's progress UI; a throw here never breaks the flow. */
   onEvent?: (event: ThreeDSEvent) => void;
 }
@@ -28,8 +34,11 @@ const sdk = () => (globalThis as { AcquirerThreeDS?: Partial<AcquirerThreeDS> })
  * Completes the post-order 3DS challenge of a CREDIT_CARD payin answered PENDING_3DS: loads the acquirer's
  * script from `threeDSecureSdkUrl` (once per URL), opens the challenge, and resolves with the customer's
  * decision for every outcome the customer chose (`AUTHENTICATED`, `REJECTED`, `CANCELED`). It rejects with a
- * {@link PaykitThreeDSError} only when the flow broke. The payment's final status is the server's: the
- * merchant backend learns it by webhook or by GET /payin/{id}.
+ * {@link PaykitThreeDSError} when the flow broke, when the acquirer has no open challenge for the payin
+ * (`CHALLENGE_UNAVAILABLE`, `CHALLENGE_EXPIRED`), or after `challengeTimeoutMs`: it stays pending at most
+ * `timeoutMs` + `challengeTimeoutMs`, and a challenge it gives up on (timeout, your `signal`) is removed
+ * from the page. The payment's final status is
+ * the server's: the merchant backend learns it by webhook or by GET /payin/{id}.
  * @example
  * const payin = await createPayinOnYourServer(order); // your backend calls POST /payin
  * if (payin.status === "PENDING_3DS") {
@@ -52,7 +61,7 @@ export async function handlePendingThreeDS(
     threeDSecureSession: session,
   } = payin as Required<ThreeDSPayinResponse>;
   const url = payin.threeDSecureSdkUrl as string;
-  const { container, onEvent, signal } = options;
+  const { container, onEvent, signal, challengeTimeoutMs: limitMs = 600_000 } = options;
   const emit = (type: ThreeDSEvent["type"], status?: ThreeDSStatus) => {
     try {
       onEvent?.({ type, payinId, transactionId, ...(status && { status }) });
@@ -64,57 +73,58 @@ export async function handlePendingThreeDS(
     }
   };
 
-  // A page that already ran this script (its own tag, or an earlier payin) needs no second load.
-  if (!(sdk() && typeof document !== "undefined" && findScript(scriptHref(url)))) {
+  // A page that already ran this script (its own tag, or an earlier payin) needs no second load. Outside a
+  // browser the SDK is missing, so loadScript answers SCRIPT_LOAD_FAILED ("needs a browser page").
+  if (!(sdk() && findScript(scriptHref(url)))) {
     emit("script-loading");
     await loadScript(url, options);
   }
   emit("script-loaded");
   const acquirer = sdk();
   if (typeof acquirer?.init !== "function") {
-    throw new PaykitThreeDSError(
-      "SDK_MISSING",
-      `3DS script ${url} defines no AcquirerThreeDS.init: not the acquirer's 3DS SDK.`,
-    );
+    throw new PaykitThreeDSError("SDK_MISSING", `3DS script ${url} defines no AcquirerThreeDS.init.`);
   }
-
-  if (signal?.aborted) throw abortError(signal);
-  const { card, customer, amount, installments } = data;
-  const challenge = async () => {
-    const started = await acquirer.init!({ session });
-    if (typeof started?.challenge !== "function") {
-      throw new PaykitThreeDSError(
-        "SDK_MISSING",
-        "The AcquirerThreeDS session has no challenge(): not the acquirer's 3DS SDK.",
-      );
-    }
-    emit("challenge-opened");
-    return started.challenge({
-      transactionId,
-      card,
-      customer,
-      amount,
-      installments,
-      ...(container && { container }),
-    });
-  };
-  let outcome: unknown;
+  // Aborted when the flow gives up on the challenge, so that the acquirer's script removes it from the page.
+  const stop = new AbortController();
+  let status: ThreeDSStatus;
   try {
-    outcome = (await untilAborted(challenge(), signal))?.outcome;
-  } catch (cause) {
-    if (isPaykitThreeDSError(cause)) throw cause;
-    throw new PaykitThreeDSError(
-      "CHALLENGE_FAILED",
-      "The 3DS challenge failed before the customer decided.",
-      {
-        cause,
+    ({ outcome: status } = await untilAborted(
+      // Not started when the page's signal already aborted: no challenge opens.
+      async () => {
+        const started = await acquirer.init!({ session });
+        emit("challenge-opened");
+        // A session without challenge() throws here: CHALLENGE_FAILED, an answer outside the contract.
+        return started.challenge({
+          ...data,
+          transactionId,
+          signal: stop.signal,
+          ...(container && { container }),
+        });
       },
+      signal,
+      limitMs,
+      new PaykitThreeDSError(
+        "CHALLENGE_TIMEOUT",
+        `3DS challenge not ended within challengeTimeoutMs (${limitMs} ms).`,
+      ),
+    ));
+    // Thrown to the catch below, which reports it as CHALLENGE_FAILED with the odd outcome as `cause`.
+    if (!OUTCOMES.includes(status)) throw status;
+  } catch (cause) {
+    stop.abort(cause);
+    if (isPaykitThreeDSError(cause)) throw cause;
+    // The acquirer's own code for a challenge it no longer has (docs/decisions.md ("The acquirer contract:
+    // `signal` and closed codes")); its text is not echoed: an acquirer's message may carry card data.
+    const code = (cause as { code?: unknown } | null)?.code;
+    const closed = code === "CHALLENGE_UNAVAILABLE" || code === "CHALLENGE_EXPIRED";
+    throw new PaykitThreeDSError(
+      closed ? code : "CHALLENGE_FAILED",
+      closed
+        ? `No open 3DS challenge (${code}): read the payin's status from your backend.`
+        : "The 3DS challenge failed.",
+      { cause },
     );
   }
-  if (!OUTCOMES.includes(outcome)) {
-    throw new PaykitThreeDSError("CHALLENGE_FAILED", "The 3DS challenge answered an unknown outcome.");
-  }
-  const status = outcome as ThreeDSStatus;
   emit("challenge-completed", status);
   return { status, payinId, transactionId };
 }

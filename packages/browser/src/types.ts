@@ -77,12 +77,17 @@ export interface ThreeDSEvent {
   status?: ThreeDSStatus;
 }
 
-/** The arguments of the acquirer's `session.challenge` (DESIGN.md section 4). */
+/** The arguments of the acquirer's `session.challenge` (docs/decisions.md ("3DS")). */
 export interface AcquirerChallengeParams extends ThreeDSChallengeData {
   /** The acquirer's 3DS transaction id. */
   transactionId: string;
   /** Where the challenge renders; without it the acquirer's script opens a modal. */
   container?: HTMLElement;
+  /**
+   * Aborted when the checkout gives up on the challenge (`challengeTimeoutMs` passed, or the page's own
+   * `signal`): the acquirer's script then removes its challenge and rejects.
+   */
+  signal?: AbortSignal;
 }
 
 /** An initialised session of the acquirer's 3DS SDK. */
@@ -91,7 +96,7 @@ export interface AcquirerThreeDSSession {
   challenge(params: AcquirerChallengeParams): Promise<{ outcome: ThreeDSStatus }>;
 }
 
-/** The SDK an acquirer's 3DS script defines as `globalThis.AcquirerThreeDS` (DESIGN.md section 4). */
+/** The SDK an acquirer's 3DS script defines as `globalThis.AcquirerThreeDS` (docs/decisions.md ("3DS")). */
 export interface AcquirerThreeDS {
   /** Starts a session from the payin's `threeDSecureSession` token. */
   init(params: { session: string }): Promise<AcquirerThreeDSSession>;

@@ -1,11 +1,11 @@
 import { mkdir } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import type { TestProject } from "vitest/node";
-import { iifeBuild, moduleBuild } from "../tsup.config.js";
+import { checkoutBuild, checkoutIifeBuild, iifeBuild, moduleBuild } from "../tsup.config.js";
 
 declare module "vitest" {
   export interface ProvidedContext {
-    /** Absolute path of the folder holding the test build (index.js, index.cjs, paykit-browser.global.js). */
+    /** Absolute path of the folder holding the test build (index.js, index.cjs, the IIFEs, checkout.js, checkout.css). */
     buildDir: string;
   }
 }
@@ -28,5 +28,19 @@ export default async function setup(project: TestProject): Promise<void> {
     entry: { index: here("../src/index.ts") },
   });
   await build({ ...iifeBuild, ...common, entry: { "paykit-browser": here("../src/global.ts") } });
+  await build({
+    ...checkoutBuild,
+    ...common,
+    dts: false,
+    entry: {
+      checkout: here("../src/checkout/index.ts"),
+      "checkout-element": here("../src/checkout/define.ts"),
+    },
+  });
+  await build({
+    ...checkoutIifeBuild,
+    ...common,
+    entry: { "paykit-checkout": here("../src/checkout/global.ts") },
+  });
   project.provide("buildDir", outDir);
 }

@@ -1,34 +1,16 @@
 // The whole post-order 3DS flow in real headless Chromium: the IIFE build on a checkout page with a strict CSP,
 // the mock acquirer's script and challenge iframe, the payin's status and its webhook. Never downloads a browser.
-import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { CreditCardPayinCreated } from "@paykit/contract";
 import { createMockServer, type MockServer } from "@paykit/mock-server";
-import { type Browser, chromium, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { launchChromium, SKIP_BROWSER as skip } from "../../../tests/support/chromium.js";
 import { challengeData, THREE_DS_CARD } from "./fixtures.js";
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
-// Skipped only on a developer machine without Chromium; in CI a missing browser must fail loudly.
-const skip = !existsSync(CHROMIUM) && !process.env.CI;
-if (skip) {
-  console.warn(
-    `three-ds.e2e: SKIPPED, no Chromium at ${CHROMIUM}. Set CHROMIUM_PATH, or run \`pnpm test\` at the repository root (it installs Debian's chromium).`,
-  );
-}
 
 const NONCE = "paykit-e2e-nonce";
 const screenshots = fileURLToPath(new URL("../test-results/", import.meta.url));
@@ -94,11 +76,6 @@ describe.skipIf(skip)(
     const webhooks: Array<{ id: string; status: string }> = [];
 
     beforeAll(async () => {
-      if (!existsSync(CHROMIUM)) {
-        throw new Error(
-          `No Chromium at ${CHROMIUM}: in CI the real-browser tests must run. Install Debian's chromium or set CHROMIUM_PATH.`,
-        );
-      }
       mock = await createMockServer();
       const iife = readFileSync(join(inject("buildDir"), "paykit-browser.global.js"));
       const mockOrigin = new URL(mock.url).origin;
@@ -108,7 +85,12 @@ describe.skipIf(skip)(
         "/checkout-forgetting-the-acquirer": checkoutPage(mockOrigin, `'nonce-${NONCE}'`),
       };
       [shop, shopUrl] = await listen((req, res) => {
-        const page = pages[req.url ?? ""];
+        // A checkout page for another mock on this host (`/checkout-for/<port>`), as a restarted one.
+        const other = /^\/checkout-for\/(\d+)$/.exec(req.url ?? "")?.[1];
+        const otherOrigin = `http://127.0.0.1:${other}`;
+        const page = other
+          ? checkoutPage(otherOrigin, `'nonce-${NONCE}' ${otherOrigin}`)
+          : pages[req.url ?? ""];
         if (page) {
           res.writeHead(200, {
             "content-type": "text/html; charset=utf-8",
@@ -134,8 +116,7 @@ describe.skipIf(skip)(
           res.writeHead(204).end();
         });
       });
-      browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-      mkdirSync(screenshots, { recursive: true });
+      browser = await launchChromium({ screenshots });
     }, 30_000);
 
     afterAll(async () => {
@@ -143,13 +124,17 @@ describe.skipIf(skip)(
       await Promise.all([shop && close(shop), receiver && close(receiver), mock?.close()]);
     });
 
-    const auth = () => `Basic ${btoa(`${mock.account.publicKey}:${mock.account.secretKey}`)}`;
+    type Keys = { publicKey: string; secretKey: string };
+    const auth = (keys: Keys = mock.account) => `Basic ${btoa(`${keys.publicKey}:${keys.secretKey}`)}`;
 
-    /** The merchant backend creates a CREDIT_CARD payin with the 3DS test card. */
-    async function createPendingPayin(): Promise<CreditCardPayinCreated> {
-      const response = await fetch(`${mock.url}/payin`, {
+    /** The merchant backend creates a CREDIT_CARD payin with the 3DS test card (on `url`, as `keys`). */
+    async function createPendingPayin(
+      url = mock.url,
+      keys: Keys = mock.account,
+    ): Promise<CreditCardPayinCreated> {
+      const response = await fetch(`${url}/payin`, {
         method: "POST",
-        headers: { authorization: auth(), "content-type": "application/json" },
+        headers: { authorization: auth(keys), "content-type": "application/json" },
         body: JSON.stringify({
           paymentMethod: "CREDIT_CARD",
           amount: challengeData.amount,
@@ -178,8 +163,8 @@ describe.skipIf(skip)(
     }
 
     /** The merchant backend reads the payin (GET /payin/{id}): the authoritative status. */
-    async function payinStatus(id: string): Promise<string> {
-      const response = await fetch(`${mock.url}/payin/${id}`, { headers: { authorization: auth() } });
+    async function payinStatus(id: string, keys: Keys = mock.account): Promise<string> {
+      const response = await fetch(`${mock.url}/payin/${id}`, { headers: { authorization: auth(keys) } });
       return ((await response.json()) as { status: string }).status;
     }
 
@@ -281,6 +266,75 @@ describe.skipIf(skip)(
         { timeoutMs: 1_000 },
       );
       expect(outcome).toMatchObject({ error: { code: "SCRIPT_TIMEOUT", guarded: true } });
+      await page.close();
+    });
+
+    /** Every element the mock acquirer put in the page (its iframe, its modal overlay). */
+    const acquirerUi = (page: Page) => page.locator("[data-paykit-mock-3ds]").count();
+
+    it("a stale 201 (the mock restarted in memory): the challenge refuses, the flow rejects CHALLENGE_UNAVAILABLE and its iframe is gone", async () => {
+      const before = await createMockServer();
+      const port = Number(new URL(before.url).port);
+      const payin = await createPendingPayin(before.url, before.account);
+      await before.close();
+      const after = await createMockServer({ port });
+      try {
+        const page = await openCheckout(`/checkout-for/${port}`);
+        const outcome = await pay(page, payin, { container: "#challenge" });
+        expect(outcome).toMatchObject({
+          error: { name: "PaykitThreeDSError", code: "CHALLENGE_UNAVAILABLE", guarded: true },
+        });
+        expect(await acquirerUi(page)).toBe(0);
+        expect(
+          await page.evaluate(() => (window as unknown as { paykitEvents: string[] }).paykitEvents),
+        ).toEqual(["script-loading", "script-loaded", "challenge-opened"]);
+        await page.close();
+      } finally {
+        await after.close();
+      }
+    });
+
+    it("a payin already APPROVED opens no live challenge: the flow rejects CHALLENGE_UNAVAILABLE, the payin and its webhooks stay as they were", async () => {
+      const payin = await createPendingPayin();
+      await mock.control.completeThreeDS(payin.id, "AUTHENTICATED");
+      const page = await openCheckout();
+      const outcome = await pay(page, payin);
+      expect(outcome).toMatchObject({ error: { code: "CHALLENGE_UNAVAILABLE", guarded: true } });
+      expect(await acquirerUi(page)).toBe(0);
+      expect(await payinStatus(payin.id)).toBe("APPROVED");
+      const deliveries = await mock.control.webhooks(mock.account.accountId);
+      expect(deliveries.filter((d) => d.resourceId === payin.id).map((d) => d.status)).toEqual(["APPROVED"]);
+      await page.close();
+    });
+
+    it("PENDING_3DS expires 15 minutes after creation on the mock clock, with its EXPIRED webhook; the challenge then rejects CHALLENGE_EXPIRED", async () => {
+      // An account of its own, whose clock this test moves without touching the other tests' payins.
+      const keys = await mock.control.createAccount();
+      const payin = await createPendingPayin(mock.url, keys);
+      await mock.control.setAccountClock(keys.accountId, { advanceMs: 15 * 60_000 });
+      expect(await payinStatus(payin.id, keys)).toBe("EXPIRED");
+      await expect
+        .poll(() => webhooks.find((hook) => hook.id === payin.id), { timeout: 5_000 })
+        .toMatchObject({ id: payin.id, status: "EXPIRED" });
+
+      const page = await openCheckout();
+      const outcome = await pay(page, payin, { container: "#challenge" });
+      expect(outcome).toMatchObject({ error: { code: "CHALLENGE_EXPIRED", guarded: true } });
+      expect(await acquirerUi(page)).toBe(0);
+      await page.close();
+    });
+
+    it("challengeTimeoutMs elapsing rejects CHALLENGE_TIMEOUT and removes the challenge and its modal; the payin stays PENDING_3DS", async () => {
+      const payin = await createPendingPayin();
+      const page = await openCheckout();
+      // Long enough for a loaded machine to show the challenge first; the test waits for it, never for a time.
+      const flow = pay(page, payin, { challengeTimeoutMs: 6_000 });
+      // The challenge is on screen (modal and iframe) and the customer does nothing.
+      await expect.poll(() => challengeButton(page, "#approve").isEnabled(), { timeout: 5_000 }).toBe(true);
+      expect(await acquirerUi(page)).toBe(2);
+      expect(await flow).toMatchObject({ error: { code: "CHALLENGE_TIMEOUT", guarded: true } });
+      expect(await acquirerUi(page)).toBe(0);
+      expect(await payinStatus(payin.id)).toBe("PENDING_3DS");
       await page.close();
     });
   },

@@ -1,6 +1,9 @@
 import * as z from "zod/mini";
 
-/** Every error code the service answers with: the spec's codes plus those DESIGN.md decides. */
+/**
+ * Every error code the service answers with: the spec's codes plus those
+ * docs/decisions.md ("Wire decisions: error body") adds.
+ */
 export const ERROR_CODES = [
   "INVALID_DATA",
   "REJECTED_BY_RISK",
@@ -27,7 +30,10 @@ export type KnownErrorCode = (typeof ERROR_CODES)[number];
 /** An error code; a newer service may send codes this version does not know. */
 export type ErrorCode = KnownErrorCode | (string & {});
 
-/** The HTTP status that goes with each error code (spec: Errors; DESIGN.md section 2). */
+/**
+ * The HTTP status that goes with each error code (spec: Errors;
+ * docs/decisions.md ("Wire decisions: error body")).
+ */
 export const ERROR_STATUS: Readonly<Record<KnownErrorCode, number>> = {
   INVALID_DATA: 400,
   REJECTED_BY_RISK: 400,

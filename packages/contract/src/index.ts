@@ -1,5 +1,5 @@
 /**
- * The wire contract of the Paykit payment service: zod schemas and types for every request, response, record, webhook body and error body, Brazilian validators, PIX BR Codes and boleto lines.
+ * The wire contract of the Paykit payment service: zod schemas and types for every request, response, record, webhook body and error body, Brazilian validators, PIX BR Codes and boleto lines. The OpenAPI document is built by `@paykit/contract/openapi`.
  *
  * @packageDocumentation
  * @module @paykit/contract
@@ -48,7 +48,6 @@ export {
 } from "./error.js";
 export { Cents, centsUpTo, HttpUrl, Ipv4, IsoDateTime, MAX_AMOUNT_CENTS, ReferenceId } from "./fields.js";
 export { KEY_PREFIXES, keyMode, PAYIN_ID_PREFIX, PAYOUT_ID_PREFIX } from "./ids.js";
-export { buildOpenApiDocument, OPENAPI_EXAMPLES, OPENAPI_RULES, type OpenApiRule } from "./openapi.js";
 export {
   Antifraud,
   BoletoPayinCreated,
@@ -92,10 +91,27 @@ export {
   saoPauloHour,
 } from "./pricing.js";
 export {
+  type FormatPaymentErrorOptions,
+  formatPaymentError,
+  SHOPPER_FIELD_PATHS,
+  SHOPPER_MESSAGES_EN,
+  SHOPPER_MESSAGES_PT_BR,
+  type ShopperAction,
+  type ShopperCatalog,
+  type ShopperCatalogOverrides,
+  type ShopperErrorMessage,
+  type ShopperFieldPath,
+  type ShopperFieldText,
+  type ShopperLocale,
+  type ShopperThreeDSCode,
+} from "./shopper-messages.js";
+export {
   canPayinTransition,
   canPayoutTransition,
   isFinalPayinStatus,
   isFinalPayoutStatus,
+  isKnownPayinStatus,
+  isKnownPayoutStatus,
   type KnownPayinStatus,
   type KnownPayoutStatus,
   PAYIN_INITIAL_STATUSES,

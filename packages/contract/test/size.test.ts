@@ -39,6 +39,8 @@ describe("one-function imports stay small", () => {
     ["br", ["parseBrCode"], 4_096],
     ["br", ["isValidBoletoLine"], 4_096],
     ["rules", ["keyMode", "WEBHOOK_HEADERS"], 1_024],
+    // both languages' texts are most of it: a checkout shows pt-BR and en
+    ["messages", ["formatPaymentError"], 4_096],
   ] as const)(
     "@paykit/contract/%s { %s } is at most %i B min+gz, without zod",
     async (entry, names, budget) => {
@@ -51,4 +53,27 @@ describe("one-function imports stay small", () => {
       expect(code).not.toMatch(/\$Zod|zod/i);
     },
   );
+});
+
+describe("the OpenAPI generator has its own subpath", () => {
+  it.each([
+    ["index", false],
+    ["openapi", true],
+  ] as const)("all of ./src/%s.ts, bundled, holds the document's generator: %s", async (entry, holds) => {
+    const out = await build({
+      stdin: {
+        contents: `import * as entry from "./src/${entry}.ts"; console.log(entry);`,
+        resolveDir: root,
+        loader: "ts",
+      },
+      bundle: true,
+      write: false,
+      format: "esm",
+      platform: "neutral",
+    });
+    const code = new TextDecoder().decode(out.outputFiles[0]!.contents);
+    // Strings only the generator writes: its rules extension and its component references.
+    expect(code.includes("x-paykit-rules")).toBe(holds);
+    expect(code.includes("#/components/schemas/")).toBe(holds);
+  });
 });

@@ -1,7 +1,8 @@
 // The browser side of `context=checkout-page`: what a checkout page's script has when it calls
 // @paykit/browser (the card the customer typed, the order body, the page's UI callbacks). The docs test
 // bundles a block with this module in place of contexts.ts and runs it in Chromium; the UI callbacks
-// record their calls in `window.docsCalls`, which the test reads.
+// record their calls in `window.docsCalls`, which the test reads. `payin` is the shop's real PIX payin
+// (html.ts puts its 201 answer in the page).
 const calls: Array<{ name: string; args: unknown[] }> = [];
 (window as unknown as { docsCalls: typeof calls }).docsCalls = calls;
 
@@ -28,6 +29,13 @@ const customer = {
   },
 };
 
+/** The shop's real PIX payin (its 201 answer), which the test's page carries as JSON. */
+function shopPayin() {
+  const json = document.getElementById("docs-payin")?.textContent;
+  if (!json) throw new Error("the checkout page carries no #docs-payin");
+  return JSON.parse(json) as unknown;
+}
+
 async function checkoutPage() {
   const ui =
     (name: string) =>
@@ -45,6 +53,7 @@ async function checkoutPage() {
     showWaitingForConfirmation: ui("showWaitingForConfirmation"),
     showError: ui("showError"),
     showProgress: ui("showProgress"),
+    payin: shopPayin(),
   };
 }
 

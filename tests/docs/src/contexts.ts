@@ -103,6 +103,7 @@ async function webhookHandler() {
 /** A checkout page's values (browser blocks; they are type-checked here and run in Chromium elsewhere). */
 async function checkoutPage() {
   const { paymentMethod: _method, ...order } = samplePayin("CREDIT_CARD");
+  const { paymentMethod: _pix, ...pixOrder } = samplePayin("PIX", { webhookUrl: world().webhookUrl });
   const ui =
     (name: string) =>
     (...args: unknown[]) =>
@@ -118,6 +119,8 @@ async function checkoutPage() {
     showWaitingForConfirmation: ui("showWaitingForConfirmation"),
     showError: ui("showError"),
     showProgress: ui("showProgress"),
+    /** A PIX payin's 201 answer, as the backend passed it to the page (the shop's, in Chromium). */
+    payin: await client().payins.create({ paymentMethod: "PIX", ...pixOrder }),
   };
 }
 
@@ -183,5 +186,6 @@ export const CONTEXT_NAMES: { [K in ContextName]: ReadonlyArray<Provided<K>> } =
     "showWaitingForConfirmation",
     "showError",
     "showProgress",
+    "payin",
   ],
 };

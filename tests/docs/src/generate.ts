@@ -50,9 +50,10 @@ function slug(page: string): string {
 export function generate(blocks: DocBlock[], genDir: string, srcDir: string): GeneratedBlock[] {
   rmSync(genDir, { recursive: true, force: true });
   mkdirSync(genDir, { recursive: true });
-  // Vite's transform reads the nearest tsconfig.json (legacy decorators for the NestJS recipe)
+  // Vite's transform reads the nearest tsconfig.json (legacy decorators for the NestJS recipe; tsx
+  // blocks with React's automatic runtime, as typecheck.ts checks them)
   const tsconfig = {
-    compilerOptions: { experimentalDecorators: true, useDefineForClassFields: false },
+    compilerOptions: { experimentalDecorators: true, useDefineForClassFields: false, jsx: "react-jsx" },
     include: ["**/*"],
   };
   writeFileSync(join(genDir, "tsconfig.json"), `${JSON.stringify(tsconfig, null, 2)}\n`);

@@ -1,32 +1,23 @@
-// HTML blocks load in real Chromium (Debian's, never downloaded) on a page served through playwright's
-// router: the `<script>` build of @paykit/browser answers the block's script URL (self-hosted or CDN),
-// and the block must load without a page error and leave `window.Paykit` defined.
+// HTML blocks load in real Chromium (Debian's, never downloaded). A block loading the 3DS `<script>`
+// build of @paykit/browser runs on a page served through playwright's router (its script URL answered,
+// self-hosted or CDN) and must leave `window.Paykit` defined. A block placing `<paykit-payment>` runs on
+// the shop's loopback server under a strict CSP and must reach the approved state (checkout-screen.ts).
+// `context=checkout-page` blocks are bundled and run on the shop's page: a 3DS block through the mock
+// acquirer's challenge, a payment-screen block (`mountPayment`) up to the approved state.
 import { readFileSync } from "node:fs";
-import { createServer } from "node:http";
 import { createRequire } from "node:module";
-import type { AddressInfo } from "node:net";
 import { fileURLToPath } from "node:url";
-import type { CardData, CreditCardPayinCreateParams } from "@paykit/contract";
-import { samplePayin } from "@paykit/mock-server";
-import { Paykit } from "@paykit/node";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
+import { launchChromium } from "../../support/chromium.js";
+import { expectScreenApproved, STRICT_CSP } from "./checkout-screen.js";
 import type { DocBlock } from "./extract.js";
-import { world } from "./world.js";
+import { type PixPayin, type Shop, startShop } from "./shop.js";
 
 let browser: Browser | undefined;
 
 /** Launches Chromium (CHROMIUM_PATH, default /usr/bin/chromium). */
 export async function startBrowser(): Promise<void> {
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-    args: [
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--no-first-run",
-    ],
-  });
+  browser = await launchChromium();
 }
 
 /** Closes Chromium. */
@@ -37,8 +28,21 @@ export async function stopBrowser(): Promise<void> {
 
 const iife = () => readFileSync(createRequire(import.meta.url).resolve("@paykit/browser/iife"), "utf8");
 
+/** A new page whose page errors and console errors are collected. */
+async function openPage(): Promise<{ page: Page; errors: string[] }> {
+  if (!browser) throw new Error("Chromium is not started");
+  const page = await browser.newPage();
+  const errors: string[] = [];
+  page.on("pageerror", (error) => errors.push(error.message));
+  page.on("console", (message) => {
+    if (message.type() === "error") errors.push(message.text());
+  });
+  return { page, errors };
+}
+
 /** Loads one HTML block and checks it ran without error. */
 export async function runHtmlBlock(block: DocBlock): Promise<void> {
+  if (/<paykit-payment\b/.test(block.code)) return runPaymentElementBlock(block);
   if (!browser) throw new Error("Chromium is not started");
   const page = await browser.newPage();
   const errors: string[] = [];
@@ -73,20 +77,74 @@ export async function runHtmlBlock(block: DocBlock): Promise<void> {
   }
 }
 
-/** The `checkout-page` block's backend answers, as the block's fetch expects them. */
-const BACKEND_SHAPES: Record<string, "payin" | "payin-and-customer"> = {
-  "/api/payins": "payin-and-customer",
-  "/api/orders": "payin",
-};
+/** `'` and `&` escaped, for a value inside a single-quoted attribute. */
+const attribute = (text: string) => text.replaceAll("&", "&amp;").replaceAll("'", "&#39;");
 
 /**
- * Runs a `context=checkout-page` block in Chromium: bundled with esbuild (the built @paykit/browser,
- * the browser's context module), on a page whose backend routes create a real PENDING_3DS card payin
- * on the mock; the test approves the mock acquirer's challenge and expects the page to wait for the
- * confirmation and the payin to be APPROVED.
+ * Runs a block placing `<paykit-payment>`: its `payin` attribute shows what the backend's template
+ * renders, so the shop renders its real PIX payin there (nothing else of the block changes) and the
+ * element must follow it to the approved state, firing `paykit-final`.
  */
-export async function runBrowserBlock(file: string, where: string): Promise<void> {
-  if (!browser) throw new Error("Chromium is not started");
+async function runPaymentElementBlock(block: DocBlock): Promise<void> {
+  const where = `${block.page}:${block.line}`;
+  if (!/payin='[^']*'/.test(block.code))
+    throw new Error(`${where}: <paykit-payment> has no payin='…' attribute`);
+  const { page, errors } = await openPage();
+  let shop: Shop | undefined;
+  try {
+    shop = await startShop({
+      html: (pix) =>
+        `<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><title>Checkout</title></head><body>\n${block.code.replace(
+          /payin='[^']*'/,
+          `payin='${attribute(JSON.stringify(pix))}'`,
+        )}</body></html>`,
+      headers: { "content-security-policy": STRICT_CSP },
+    });
+    // the page's listeners, added before the element is parsed as the guide says
+    await page.addInitScript(() => {
+      const seen: string[] = [];
+      (window as unknown as { docsFinal: string[] }).docsFinal = seen;
+      document.addEventListener("paykit-final", (event) => {
+        seen.push((event as CustomEvent<{ status: string }>).detail.status);
+      });
+      document.addEventListener("paykit-error", (event) => {
+        console.error(`paykit-error: ${(event as CustomEvent<Error>).detail.message}`);
+      });
+    });
+    await page.goto(`${shop.url}/checkout`);
+    const global = await page.evaluate(
+      () =>
+        typeof (window as unknown as { PaykitCheckout?: { mountPayment?: unknown } }).PaykitCheckout
+          ?.mountPayment,
+    );
+    if (global !== "function") throw new Error(`${where}: window.PaykitCheckout.mountPayment is not defined`);
+    await expectScreenApproved({
+      page,
+      screen: page.locator("paykit-payment"),
+      shop,
+      where,
+      errors,
+      told: () =>
+        page.evaluate(() => (window as unknown as { docsFinal: string[] }).docsFinal.includes("APPROVED")),
+    });
+  } finally {
+    await page.close();
+    await shop?.close();
+  }
+}
+
+/** The checkout page of a `context=checkout-page` block; `#next-steps` is what a screen block reveals. */
+function checkoutPage(pix: PixPayin): string {
+  // `</script>` cannot end the JSON early
+  const json = JSON.stringify(pix).replaceAll("<", "\\u003c");
+  return `<!doctype html><html lang="pt-BR"><head><meta charset="utf-8"><title>Checkout</title></head><body>
+<div id="three-ds"></div><div id="payment"></div><section id="next-steps" hidden><h2>Pedido confirmado</h2></section>
+<script type="application/json" id="docs-payin">${json}</script>
+<script type="module" src="/block.js"></script></body></html>`;
+}
+
+/** Bundles a `context=checkout-page` block with esbuild (the built @paykit/browser, the browser's context module). */
+async function bundle(file: string): Promise<string> {
   const { build } = await import("esbuild");
   const browserContexts = fileURLToPath(new URL("./browser-contexts.ts", import.meta.url));
   const bundled = await build({
@@ -106,82 +164,65 @@ export async function runBrowserBlock(file: string, where: string): Promise<void
       },
     ],
   });
-  const code = bundled.outputFiles[0]?.text ?? "";
-  const { keys, mock } = world();
-  const paykit = new Paykit({ ...keys, baseUrl: mock.url });
-  const created: string[] = [];
-  let closeShop = async () => {};
-  const page = await browser.newPage();
-  const errors: string[] = [];
-  page.on("pageerror", (error) => errors.push(error.message));
-  page.on("console", (message) => {
-    if (message.type() === "error") errors.push(message.text());
-  });
+  return bundled.outputFiles[0]?.text ?? "";
+}
+
+/**
+ * Runs a `context=checkout-page` block in Chromium on the shop's page. A block that mounts the payment
+ * screen (`mountPayment`) runs under the strict CSP and must reach the approved state of the shop's PIX
+ * payin, revealing `#next-steps` from `onFinal`. A 3DS block's backend routes create a real PENDING_3DS
+ * card payin on the mock; the test approves the mock acquirer's challenge and expects the page to wait
+ * for the confirmation and the payin to be APPROVED.
+ */
+export async function runBrowserBlock(file: string, where: string): Promise<void> {
+  const screen = /\bmountPayment\b/.test(readFileSync(file, "utf8"));
+  const script = await bundle(file);
+  const { page, errors } = await openPage();
+  let shop: Shop | undefined;
   try {
-    // a real loopback server: Chromium lets only a loopback page load the mock's loopback script
-    // (Private Network Access), as it would for a real shop
-    const shop = createServer(async (req, res) => {
-      const url = new URL(req.url ?? "/", "http://127.0.0.1");
-      if (url.pathname === "/checkout") {
-        const html = `<!doctype html><html><body><div id="three-ds"></div><script type="module" src="/block.js"></script></body></html>`;
-        res.writeHead(200, { "content-type": "text/html" }).end(html);
-        return;
-      }
-      if (url.pathname === "/favicon.ico") {
-        res.writeHead(204).end();
-        return;
-      }
-      if (url.pathname === "/block.js") {
-        res.writeHead(200, { "content-type": "text/javascript" }).end(code);
-        return;
-      }
-      const shape = BACKEND_SHAPES[url.pathname];
-      if (!shape || req.method !== "POST") {
-        res.writeHead(404).end();
-        return;
-      }
-      const chunks: Buffer[] = [];
-      for await (const chunk of req) chunks.push(chunk as Buffer);
-      const order = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as {
-        amount: number;
-        card: CardData;
-        customer: CreditCardPayinCreateParams["customer"];
-      };
-      const payin = await paykit.payins.create(
-        samplePayin("CREDIT_CARD", { amount: order.amount, card: order.card, customer: order.customer }),
-      );
-      created.push(payin.id);
-      const body = shape === "payin" ? payin : { payin, customer: order.customer };
-      res.writeHead(201, { "content-type": "application/json" }).end(JSON.stringify(body));
+    shop = await startShop({
+      html: checkoutPage,
+      script,
+      headers: screen ? { "content-security-policy": STRICT_CSP } : {},
     });
-    await new Promise<void>((resolve) => shop.listen(0, "127.0.0.1", resolve));
-    closeShop = () => new Promise<void>((resolve) => shop.close(() => resolve()));
-    const SHOP = `http://127.0.0.1:${(shop.address() as AddressInfo).port}`;
-    await page.goto(`${SHOP}/checkout`);
-    const approve = page.frameLocator("iframe").locator("#approve");
-    await approve.waitFor({ state: "visible", timeout: 10_000 }).catch((error: Error) => {
-      throw new Error(
-        `${where}: no 3DS challenge opened (${error.message}); page errors: ${errors.join("; ") || "none"}; payins created: ${created.length}`,
-      );
-    });
-    await approve.click();
-    const waitUntil = Date.now() + 10_000;
-    let calls: Array<{ name: string }> = [];
-    while (!calls.some((c) => c.name === "showWaitingForConfirmation")) {
-      if (errors.length > 0) throw new Error(`${where}: page errors: ${errors.join("; ")}`);
-      if (Date.now() > waitUntil)
-        throw new Error(`${where}: the page never waited for confirmation (${JSON.stringify(calls)})`);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-      calls = await page.evaluate(
-        () => (window as unknown as { docsCalls?: Array<{ name: string }> }).docsCalls ?? [],
-      );
-    }
-    if (created.length !== 1) throw new Error(`${where}: the block created ${created.length} payins`);
-    const record = await paykit.payins.retrieve(created[0] as string);
-    if (record.status !== "APPROVED")
-      throw new Error(`${where}: the payin is ${record.status} after Approve`);
+    await page.goto(`${shop.url}/checkout`);
+    if (screen) {
+      await expectScreenApproved({
+        page,
+        screen: page.locator("#payment [data-paykit-payment]"),
+        shop,
+        where,
+        errors,
+        told: () =>
+          page.evaluate(() => document.querySelector("#next-steps")?.hasAttribute("hidden") === false),
+      });
+    } else await expectThreeDSApproved(page, shop, where, errors);
   } finally {
     await page.close();
-    await closeShop();
+    await shop?.close();
   }
+}
+
+async function expectThreeDSApproved(page: Page, shop: Shop, where: string, errors: string[]): Promise<void> {
+  const approve = page.frameLocator("iframe").locator("#approve");
+  await approve.waitFor({ state: "visible", timeout: 10_000 }).catch((error: Error) => {
+    throw new Error(
+      `${where}: no 3DS challenge opened (${error.message}); page errors: ${errors.join("; ") || "none"}; payins created: ${shop.created.length}`,
+    );
+  });
+  await approve.click();
+  const waitUntil = Date.now() + 10_000;
+  let calls: Array<{ name: string }> = [];
+  while (!calls.some((c) => c.name === "showWaitingForConfirmation")) {
+    if (errors.length > 0) throw new Error(`${where}: page errors: ${errors.join("; ")}`);
+    if (Date.now() > waitUntil)
+      throw new Error(`${where}: the page never waited for confirmation (${JSON.stringify(calls)})`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+    calls = await page.evaluate(
+      () => (window as unknown as { docsCalls?: Array<{ name: string }> }).docsCalls ?? [],
+    );
+  }
+  if (shop.created.length !== 1) throw new Error(`${where}: the block created ${shop.created.length} payins`);
+  const record = await shop.paykit.payins.retrieve(shop.created[0] as string);
+  if (record.status !== "APPROVED") throw new Error(`${where}: the payin is ${record.status} after Approve`);
 }

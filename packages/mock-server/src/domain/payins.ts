@@ -22,10 +22,15 @@ import type { MockState } from "./state.js";
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
-/** A PIX charge expires 1 h after creation (DESIGN.md section 6, Time). */
+/** A PIX charge expires 1 h after creation (docs/decisions.md ("Payin statuses")). */
 export const PIX_EXPIRY_MS = HOUR_MS;
 /** A boleto is due, and expires, 3 days after creation. */
 export const BOLETO_EXPIRY_MS = 3 * DAY_MS;
+/**
+ * A card payin left in PENDING_3DS expires 15 minutes after creation (docs/decisions.md ("3DS challenge
+ * expiry")): longer than the browser's default `challengeTimeoutMs` of 10 minutes.
+ */
+export const THREE_DS_EXPIRY_MS = 15 * 60_000;
 /** The issuing bank of the mock's boletos (Banco do Brasil's COMPE code). */
 const BOLETO_BANK = "001";
 
@@ -97,11 +102,12 @@ export function createPayin(state: MockState, account: Account, body: unknown, b
     case "CREDIT_CARD": {
       const card = params.card;
       payin.installments = card.installments;
-      // Only brand and last four digits are kept (DESIGN.md section 2, Card).
+      // Only brand and last four digits are kept (docs/decisions.md ("Card")).
       payin.card = "number" in card ? { brand: cardBrand(card.number), last4: cardLast4(card.number) } : null;
       if (status === "PENDING_3DS") {
         payin.threeDS = { transactionId: `3ds_${randomString(24)}`, session: randomToken(), outcome: null };
         state.payinsByThreeDSTransaction.set(payin.threeDS.transactionId, payin);
+        time.scheduler.schedule(now + THREE_DS_EXPIRY_MS, state.expireOnClock, payin);
       }
       if (status === "APPROVED") credit(state, account, payin);
       break;
@@ -135,7 +141,10 @@ export function payinOf(state: MockState, account: Account | null, id: string): 
   return payin;
 }
 
-/** Books an approved payin: net of its fee, with the card reserve held for its days (DESIGN.md section 2). */
+/**
+ * Books an approved payin: net of its fee, with the card reserve held for its days
+ * (docs/decisions.md ("Fees and reserve")).
+ */
 function credit(state: MockState, account: Account, payin: PayinRecord): void {
   const net = payin.amount - payinFee(payin.paymentMethod, payin.amount, account.fees);
   const reserve = payin.paymentMethod === "CREDIT_CARD" ? percentOf(net, account.fees.cardReserveBps) : 0;
@@ -182,9 +191,12 @@ export function transitionPayin(state: MockState, payin: PayinRecord, to: KnownP
   state.notifyPayin(payin, to);
 }
 
-/** A payin's expiry as scheduled at creation: runs only if it is still PENDING in this state. */
+/**
+ * A payin's expiry as scheduled at creation: runs only if it is still waiting (PENDING, or PENDING_3DS for a
+ * card) in this state.
+ */
 export function expireOnClock(state: MockState, payin: PayinRecord): void {
-  if (payin.status === "PENDING" && state.payins.get(payin.id) === payin)
+  if ((payin.status === "PENDING" || payin.status === "PENDING_3DS") && state.payins.get(payin.id) === payin)
     transitionPayin(state, payin, "EXPIRED");
 }
 

@@ -2,7 +2,7 @@
 // due: expiries, reserve releases, automatic payout steps, webhook retries. Nothing scheduled is saved
 // as such: each is derived from the records, as the code that scheduled it first would.
 import type { Account } from "./accounts.js";
-import { BOLETO_EXPIRY_MS, PIX_EXPIRY_MS, scheduleReserveRelease } from "./payins.js";
+import { BOLETO_EXPIRY_MS, PIX_EXPIRY_MS, scheduleReserveRelease, THREE_DS_EXPIRY_MS } from "./payins.js";
 import { scheduleAdvance } from "./payouts.js";
 import { accountFrom, payinFrom, payoutFrom, type SavedState } from "./saved.js";
 import type { MockState } from "./state.js";
@@ -37,6 +37,8 @@ export function restoreState(state: MockState, saved: SavedState): void {
       time.scheduler.scheduleIn(time.pixExpiries, payin.createdAt + PIX_EXPIRY_MS, payin);
     else if (payin.status === "PENDING" && payin.paymentMethod === "BOLETO")
       time.scheduler.schedule(payin.createdAt + BOLETO_EXPIRY_MS, state.expireOnClock, payin);
+    else if (payin.status === "PENDING_3DS")
+      time.scheduler.schedule(payin.createdAt + THREE_DS_EXPIRY_MS, state.expireOnClock, payin);
     scheduleReserveRelease(state, account, payin);
   }
   for (const s of saved.payouts) {

@@ -159,8 +159,9 @@ export class MockState {
       fixed.publicKey && fixed.secretKey
         ? { publicKey: fixed.publicKey, secretKey: fixed.secretKey }
         : newKeyPair();
-    // The default account signs its deliveries from the first run (DESIGN.md section 3): a random
-    // secret unless fixed (`--webhook-secret`), kept across resets like its keys.
+    // The default account signs its deliveries from the first run
+    // (docs/decisions.md ("The mock server: starting it")): a random secret unless fixed
+    // (`--webhook-secret`), kept across resets like its keys.
     const webhookSecret = fixed.webhookSecret ?? newWebhookSecret();
     this.#defaultParams = { ...DEFAULT_ACCOUNT, ...fixed, ...keys, webhookSecret };
     this.#extraKeys = options.pixKeys ?? [];

@@ -1,5 +1,5 @@
 import { escapeHtml, page, scriptJson } from "./html.js";
-import { THREE_DS_MESSAGE_SOURCE } from "./three-ds-script.js";
+import { CLOSED_CODES, THREE_DS_MESSAGE_SOURCE } from "./three-ds-script.js";
 
 /** What the mock's 3DS challenge page needs. */
 export interface ChallengePageFields {
@@ -12,7 +12,7 @@ export interface ChallengePageFields {
 
 /**
  * The challenge page loaded in the iframe: waits for the session from its parent (origin checked),
- * shows the buttons DESIGN.md section 4 names (accessible names Approve / Reject / Cancel, the
+ * shows the buttons docs/decisions.md ("3DS") names (accessible names Approve / Reject / Cancel, the
  * Portuguese beside them, hidden from the accessible name),
  * then Approve / Reject post `{ tx, session, action }` to the mock and report the outcome to the
  * parent; Cancel reports CANCELED without touching the payin.
@@ -37,6 +37,7 @@ export function challengePage(fields: ChallengePageFields): string {
   var TX = ${scriptJson(fields.transactionId)};
   var ENDPOINT = ${scriptJson(fields.endpoint)};
   var SOURCE = ${scriptJson(THREE_DS_MESSAGE_SOURCE)};
+  var CLOSED = ${scriptJson(CLOSED_CODES)};
   var session = null;
   var buttons = ["approve", "reject", "cancel"].map(function (id) { return document.getElementById(id); });
   function enable(on) { buttons.forEach(function (b) { b.disabled = !on; }); }
@@ -58,8 +59,11 @@ export function challengePage(fields: ChallengePageFields): string {
     fetch(ENDPOINT, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ tx: TX, session: session, action: action }) })
       .then(function (response) {
         return response.json().then(function (body) {
-          if (response.ok) post({ type: "result", outcome: body.outcome });
-          else post({ type: "error", message: body && body.message ? body.message : "the challenge was refused" });
+          if (response.ok) { post({ type: "result", outcome: body.outcome }); return; }
+          var code = body && CLOSED.indexOf(body.code) >= 0 ? body.code : undefined;
+          var message = body && body.message ? body.message : "the challenge was refused";
+          document.getElementById("message").textContent = message;
+          post({ type: "error", code: code, message: message });
         });
       })
       .catch(function () { post({ type: "error", message: "the challenge could not reach the acquirer" }); });
@@ -68,6 +72,56 @@ export function challengePage(fields: ChallengePageFields): string {
   buttons[1].addEventListener("click", function () { decide("reject"); });
   buttons[2].addEventListener("click", function () { decide("cancel"); });
   post({ type: "ready" });
+})();`;
+  return page("3-D Secure: Paykit Mock Acquirer", body, script);
+}
+
+/** Why a challenge cannot be opened: no such transaction, already decided, or expired. */
+export type ClosedChallengeReason = "unknown" | "decided" | "expired";
+
+const CLOSED_TEXT: Record<
+  ClosedChallengeReason,
+  { code: (typeof CLOSED_CODES)[number]; title: string; text: string; note: string }
+> = {
+  unknown: {
+    code: "CHALLENGE_UNAVAILABLE",
+    title: "Verificação indisponível",
+    text: "Não encontramos esta verificação. Volte à loja e tente de novo.",
+    note: "No 3-D Secure challenge has this transaction id: the payin answer is stale (an in-memory mock forgets its payins when it restarts; --data-dir or --store keep them).",
+  },
+  decided: {
+    code: "CHALLENGE_UNAVAILABLE",
+    title: "Verificação já concluída",
+    text: "Esta compra já foi confirmada ou recusada. Volte à loja.",
+    note: "This 3-D Secure challenge was already completed: read the payin's status from the merchant backend.",
+  },
+  expired: {
+    code: "CHALLENGE_EXPIRED",
+    title: "Verificação expirada",
+    text: "O tempo para confirmar esta compra acabou. Volte à loja e tente de novo.",
+    note: "This 3-D Secure challenge expired before the customer decided: the payin is EXPIRED.",
+  },
+};
+
+/**
+ * The page the challenge URL serves when the challenge is not open (a stale 201 answer, a payin already
+ * decided or expired): it says so, in Portuguese with an English note, and reports it to the acquirer's
+ * script in the parent page (`{ type: "error", code }`), which removes the iframe and rejects. A page
+ * opened with no valid parent origin only shows the message.
+ */
+export function closedChallengePage(reason: ClosedChallengeReason, parentOrigin: string | null): string {
+  const { code, title, text, note } = CLOSED_TEXT[reason];
+  const body = `<div role="alert">
+<h1>${escapeHtml(title)}</h1>
+<p>${escapeHtml(text)}</p>
+</div>
+<p class="note" lang="en">${escapeHtml(note)}</p>`;
+  const script =
+    parentOrigin === null
+      ? ""
+      : `(function () {
+  "use strict";
+  window.parent.postMessage(${scriptJson({ source: THREE_DS_MESSAGE_SOURCE, type: "error", code, message: note })}, ${scriptJson(parentOrigin)});
 })();`;
   return page("3-D Secure: Paykit Mock Acquirer", body, script);
 }

@@ -4,11 +4,20 @@ import { scriptJson } from "./html.js";
 export const THREE_DS_MESSAGE_SOURCE = "paykit-mock-3ds";
 
 /**
- * The mock acquirer's 3DS script served at `/_mock/acquirer/three-ds.js` (DESIGN.md section 4): plain
+ * The codes the challenge page reports when its challenge is not open; the script rejects the challenge
+ * with an error carrying one, which `@paykit/browser` turns into its own error code.
+ */
+export const CLOSED_CODES = ["CHALLENGE_UNAVAILABLE", "CHALLENGE_EXPIRED"] as const;
+
+/**
+ * The mock acquirer's 3DS script served at `/_mock/acquirer/three-ds.js` (docs/decisions.md ("3DS")): plain
  * ES2018, no build step. It defines `globalThis.AcquirerThreeDS = { init({ session }) }`; the
  * session's `challenge()` opens the mock's challenge page in an iframe (inside `container`, or a modal
  * overlay it creates) and talks to it by `postMessage`, accepting messages only from the mock's origin
  * and that iframe. Card data never leaves the page: only the last four digits reach the iframe.
+ * A challenge the page reports closed rejects with an error whose `code` is `CHALLENGE_UNAVAILABLE` or
+ * `CHALLENGE_EXPIRED`; `options.signal` aborting removes the challenge and rejects with its reason.
+ * Every way out removes the iframe (and the overlay) and its message listener.
  *
  * @param mockOrigin - The mock's origin, the only origin whose messages are trusted.
  * @param base - The mock's base URL (origin plus any path prefix).
@@ -20,6 +29,7 @@ export function threeDSScript(mockOrigin: string, base: string): string {
   var MOCK_ORIGIN = ${scriptJson(mockOrigin)};
   var BASE = ${scriptJson(base)};
   var SOURCE = ${scriptJson(THREE_DS_MESSAGE_SOURCE)};
+  var CLOSED = ${scriptJson(CLOSED_CODES)};
 
   function lastFour(card) {
     if (!card || typeof card.number !== "string") return "";
@@ -35,6 +45,11 @@ export function threeDSScript(mockOrigin: string, base: string): string {
       }
       if (!doc || !doc.body) {
         reject(new Error("the 3DS challenge needs a browser document"));
+        return;
+      }
+      var signal = options.signal;
+      if (signal && signal.aborted) {
+        reject(signal.reason);
         return;
       }
       var overlay = null;
@@ -64,6 +79,7 @@ export function threeDSScript(mockOrigin: string, base: string): string {
 
       function cleanup() {
         globalThis.removeEventListener("message", onMessage);
+        if (signal) signal.removeEventListener("abort", onAbort);
         if (iframe.parentNode) iframe.parentNode.removeChild(iframe);
         if (overlay && overlay.parentNode) overlay.parentNode.removeChild(overlay);
       }
@@ -83,11 +99,20 @@ export function threeDSScript(mockOrigin: string, base: string): string {
           }
         } else if (data.type === "error") {
           cleanup();
-          reject(new Error(typeof data.message === "string" ? data.message : "the 3DS challenge failed"));
+          var error = new Error(typeof data.message === "string" ? data.message : "the 3DS challenge failed");
+          if (CLOSED.indexOf(data.code) >= 0) error.code = data.code;
+          reject(error);
         }
       }
 
+      // The checkout gave up (its timeout, or the page's own signal): the challenge leaves the page.
+      function onAbort() {
+        cleanup();
+        reject(signal.reason);
+      }
+
       globalThis.addEventListener("message", onMessage);
+      if (signal) signal.addEventListener("abort", onAbort);
       host.appendChild(iframe);
     });
   }

@@ -1,0 +1,144 @@
+import { PaykitCheckoutError } from "./errors.js";
+import { renderPayment } from "./render.js";
+import type { CheckoutStrings } from "./strings.js";
+import type { CheckoutPayin, CheckoutThreeDS, MountPaymentOptions, PaymentStatusUpdate } from "./types.js";
+
+/**
+ * The `<paykit-payment>` element: the payment screen of `mountPayment` for pages without a bundler.
+ * Set `payin` (property, or the `payin` attribute as JSON) and `statusUrl` (or `status-url`); it fires
+ * `paykit-final` (detail: the final {@link PaymentStatusUpdate}) and `paykit-error` (detail: the `Error`),
+ * both bubbling out of its shadow root.
+ */
+export interface PaykitPaymentElement extends HTMLElement {
+  /** The 201 answer of `POST /payin`; the `payin` attribute holds it as JSON. */
+  payin: CheckoutPayin | null;
+  /** URL of the merchant's `createPaymentStatus` handler; attribute `status-url`. */
+  statusUrl: string | null;
+  /** `pt-BR` (default) or `en`; attribute `locale`. */
+  locale: string | null;
+  /** When the payment expires (ISO 8601 or `Date`); attribute `expires-at`. */
+  expiresAt: Date | string | null;
+  /** URL of the shipped checkout.css, for browsers without constructable stylesheets; attribute `stylesheet-url`. */
+  stylesheetUrl: string | null;
+  /** Your own wording for some texts (property only). */
+  strings: Partial<CheckoutStrings> | null;
+  /** The card data for a PENDING_3DS payin's confirmation (property only: card data never goes in markup). */
+  threeDS: CheckoutThreeDS | null;
+}
+
+declare global {
+  interface HTMLElementTagNameMap {
+    "paykit-payment": PaykitPaymentElement;
+  }
+  interface HTMLElementEventMap {
+    "paykit-final": CustomEvent<PaymentStatusUpdate>;
+    "paykit-error": CustomEvent<Error>;
+  }
+}
+
+// Property name → attribute name; the last two are properties only.
+const ATTRIBUTES: Record<string, string> = {
+  payin: "payin",
+  statusUrl: "status-url",
+  locale: "locale",
+  expiresAt: "expires-at",
+  stylesheetUrl: "stylesheet-url",
+  strings: "",
+  threeDS: "",
+};
+
+/**
+ * Registers `<paykit-payment>` (or your `tagName`) in this window's custom element registry; a second call,
+ * or one on a server without `customElements`, does nothing. Importing `@paykit/browser/checkout/element`
+ * calls it for you.
+ * @example
+ * definePaykitPayment();
+ * // <paykit-payment status-url="/payment-status" payin='{"id":"pi_…","paymentMethod":"PIX",…}'></paykit-payment>
+ * document.querySelector("paykit-payment")!.addEventListener("paykit-final", (event) => {
+ *   if (event.detail.status === "APPROVED") showOrderConfirmed();
+ * });
+ */
+export function definePaykitPayment(tagName = "paykit-payment"): void {
+  const registry = globalThis.customElements;
+  if (!registry || registry.get(tagName)) return;
+
+  // Declared here, not at module level: `HTMLElement` does not exist during server-side rendering.
+  class PaykitPayment extends HTMLElement {
+    declare _v: Record<string, unknown>;
+    declare _s: (() => void) | undefined;
+    declare _q: boolean;
+
+    static get observedAttributes() {
+      return Object.values(ATTRIBUTES).filter(Boolean);
+    }
+
+    connectedCallback() {
+      this._u();
+    }
+
+    disconnectedCallback() {
+      this._s?.();
+      this._s = undefined;
+    }
+
+    attributeChangedCallback() {
+      this._u();
+    }
+
+    // Several properties set in a row render once, after them.
+    _u() {
+      if (this._q) return;
+      this._q = true;
+      queueMicrotask(() => {
+        this._q = false;
+        this._r();
+      });
+    }
+
+    _r() {
+      this._s?.();
+      this._s = undefined;
+      const self = this as unknown as PaykitPaymentElement;
+      if (!this.isConnected || !self.statusUrl || !(this._v?.payin || this.getAttribute("payin"))) return;
+      const emit = (type: string, detail: unknown) =>
+        this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
+      try {
+        if (!self.payin) throw new PaykitCheckoutError("INVALID_OPTIONS", "The payin attribute is not JSON.");
+        const options: MountPaymentOptions = {
+          payin: self.payin,
+          statusUrl: self.statusUrl,
+          onFinal: (status) => emit("paykit-final", status),
+          onError: (error) => emit("paykit-error", error),
+        };
+        for (const name of ["locale", "expiresAt", "stylesheetUrl", "strings", "threeDS"] as const) {
+          if (self[name]) (options as unknown as Record<string, unknown>)[name] = self[name];
+        }
+        this._s = renderPayment(this.shadowRoot ?? this.attachShadow({ mode: "open" }), options);
+      } catch (error) {
+        emit("paykit-error", error);
+      }
+    }
+  }
+
+  for (const [name, attribute] of Object.entries(ATTRIBUTES)) {
+    Object.defineProperty(PaykitPayment.prototype, name, {
+      get(this: PaykitPayment) {
+        const value = this._v?.[name];
+        if (value !== undefined || !attribute) return value ?? null;
+        const text = this.getAttribute(attribute);
+        if (name !== "payin" || text === null) return text;
+        try {
+          return JSON.parse(text);
+        } catch {
+          // A getter does not throw: rendering reports the bad attribute as a `paykit-error` event.
+          return null;
+        }
+      },
+      set(this: PaykitPayment, value: unknown) {
+        this._v = { ...this._v, [name]: value ?? undefined };
+        this._u();
+      },
+    });
+  }
+  registry.define(tagName, PaykitPayment);
+}

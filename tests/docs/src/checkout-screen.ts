@@ -1,0 +1,56 @@
+// What a block showing the payment screen of @paykit/browser/checkout must do in Chromium, under the
+// strict CSP docs/checkout.md promises: draw the screen of the shop's real PIX payin (the QR code and
+// the same code to copy), then, once the mock's customer paid and the webhook reached the endpoint's
+// `notify`, show the approved state live and tell the page (`onFinal`, or the `paykit-final` event).
+import type { Locator, Page } from "playwright-core";
+import type { Shop } from "./shop.js";
+import { world } from "./world.js";
+
+/** The Content-Security-Policy of the screen's pages: no inline script or style. */
+export const STRICT_CSP = "default-src 'self'";
+
+const WAIT_MS = 10_000;
+
+/** Checks one payment screen from its first drawing to the approved state. */
+export async function expectScreenApproved(options: {
+  page: Page;
+  /** The screen's host: `<paykit-payment>`, or the element `mountPayment` appended. */
+  screen: Locator;
+  shop: Shop;
+  where: string;
+  /** The page errors and console errors seen so far. */
+  errors: string[];
+  /** Whether the page was told the payin is APPROVED. */
+  told: () => Promise<boolean>;
+}): Promise<void> {
+  const { screen, shop, where, errors, told } = options;
+  const problems = () => `page errors: ${errors.join("; ") || "none"}`;
+  await screen
+    .locator("svg")
+    .first()
+    .waitFor({ state: "visible", timeout: WAIT_MS })
+    .catch((error: Error) => {
+      throw new Error(`${where}: no PIX QR code drawn (${error.message}); ${problems()}`);
+    });
+  const code = await screen.locator("textarea").inputValue();
+  if (code !== shop.pix.pix.qrcode) throw new Error(`${where}: the code to copy is not the payin's: ${code}`);
+
+  await world().mock.control.payPayin(shop.pix.id); // the mock's customer pays
+  await shop.notifyFromWebhook(shop.pix.id);
+  const until = Date.now() + WAIT_MS;
+  for (;;) {
+    if (errors.length > 0) throw new Error(`${where}: ${problems()}`);
+    const approved = await screen.getByText(/^(Pagamento aprovado|Payment approved)$/).count();
+    if (approved > 0 && (await told())) return;
+    if (Date.now() > until) {
+      // the text inside the screen's shadow root (Playwright's locators pierce it)
+      const text = await screen
+        .locator("[part~=root]")
+        .first()
+        .textContent({ timeout: 1_000 })
+        .catch(() => "(no screen)");
+      throw new Error(`${where}: the screen did not reach the approved state within 10 s: "${text}"`);
+    }
+    await new Promise((done) => setTimeout(done, 50));
+  }
+}
