@@ -83,7 +83,7 @@ const failed = (r: DoctorReport) => r.cases.filter((c) => c.required && !c.passe
 describe("runWebhookDoctor", () => {
   it("passes a safe receiver, out-of-order checked through --state-url", async () => {
     const url = await receiver(safeHandler());
-    const report = await runWebhookDoctor({ url, secret: SECRET, stateUrl: url, timeoutMs: 2000 });
+    const report = await runWebhookDoctor({ url, secret: SECRET, stateUrl: url, timeoutMs: 10_000 });
     expect(failed(report)).toEqual([]);
     expect(report.ok).toBe(true);
     expect(report.cases.map((c) => c.name)).toEqual([
@@ -268,7 +268,7 @@ describe("paykit-mock doctor", () => {
     });
     const good = await run(await receiver(safeHandler()));
     expect(good.code).toBe(0);
-  }, 30_000);
+  });
 
   it("names the missing or bad argument", () => {
     expect(() => parseDoctorArgs(["--secret", SECRET])).toThrow("--url is required");
