@@ -285,14 +285,19 @@ describe("the README's npm path, from the installed tarballs", () => {
       return exited;
     };
     let out = "";
+    let err = "";
     child.stdout.on("data", (chunk) => {
       out += chunk;
     });
-    const deadline = Date.now() + 30_000;
+    child.stderr.on("data", (chunk) => {
+      err += chunk;
+    });
+    // PGlite opens its data directory in WASM: seconds alone, far more on a loaded 2-core CI machine.
+    const deadline = Date.now() + 90_000;
     while (!/http:\/\/127\.0\.0\.1:\d+/.test(out) || !/State: .*\n/.test(out)) {
       if (Date.now() > deadline || child.exitCode !== null) {
         stop();
-        throw new Error(`paykit-mock did not start: ${out}`);
+        throw new Error(`paykit-mock did not start (exit ${child.exitCode}): ${out}${err}`);
       }
       await new Promise((resolve) => setTimeout(resolve, 50));
     }

@@ -42,13 +42,14 @@ describe.each(TRANSPORTS_AND_STORES)("an account's own webhook flush, over %s", 
       };
       await pay(b, "https://b.example/webhooks");
       await pay(a, "https://a.example/webhooks");
-      expect(received).toEqual([]);
 
       const started = Date.now();
       const flushed = await mock.control.flushWebhooks(a.accountId);
       // Well under B's 30 s timeout, however loaded the machine.
       expect(Date.now() - started).toBeLessThan(10_000);
-      expect(flushed.map((d) => d.accountId)).toEqual([a.accountId]);
+      // A's held event is released by the flush, or (on a loaded machine) by the hold's own 50 ms timer
+      // just before it: either way the flush touched A's deliveries alone and A's receiver got it once.
+      expect(flushed.every((d) => d.accountId === a.accountId)).toBe(true);
       expect(received).toEqual(["https://a.example/webhooks"]);
       // B's attempt is still hanging: its delivery is untouched by A's flush.
       const [bDelivery] = await mock.control.webhooks(b.accountId);
