@@ -19,6 +19,20 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   return element;
 }
 
+/**
+ * `url` (absolute, or relative to `base`) as a link the shopper may follow, else `undefined`: https, or http to
+ * `base`'s origin or to loopback (the mock server); never `javascript:`, `data:` or another scheme that a tampered
+ * payin could carry into an `href`.
+ */
+export function safeHref(url: string | undefined, base: string): string | undefined {
+  try {
+    const { protocol, hostname, origin, href } = new URL(url!, base);
+    // The host, not the text of the URL: `http://localhost:x@evil.example/` is evil.example.
+    const local = /^(localhost|127\.0\.0\.1|\[::1\])$/.test(hostname) || origin === new URL(base).origin;
+    if (url && (protocol === "https:" || (protocol === "http:" && local))) return href;
+  } catch {}
+}
+
 // One stylesheet per window, shared by every screen of the page (constructable sheets are per document tree).
 const sheets = new WeakMap<object, CSSStyleSheet>();
 

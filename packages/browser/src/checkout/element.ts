@@ -110,7 +110,10 @@ export function definePaykitPayment(tagName = "paykit-payment"): void {
           onFinal: (status) => emit("paykit-final", status),
           onError: (error) => emit("paykit-error", error),
         };
-        for (const name of ["locale", "expiresAt", "stylesheetUrl", "strings", "threeDS"] as const) {
+        // The options after payin and statusUrl in ATTRIBUTES: locale, expiresAt, stylesheetUrl, strings, threeDS.
+        for (const name of Object.keys(ATTRIBUTES).slice(2) as Array<
+          "locale" | "expiresAt" | "stylesheetUrl" | "strings" | "threeDS"
+        >) {
           if (self[name]) (options as unknown as Record<string, unknown>)[name] = self[name];
         }
         this._s = renderPayment(this.shadowRoot ?? this.attachShadow({ mode: "open" }), options);

@@ -1,4 +1,4 @@
-import { adoptStyles, type Child, h } from "./dom.js";
+import { adoptStyles, type Child, h, safeHref } from "./dom.js";
 import { PaykitCheckoutError } from "./errors.js";
 import { qrSvg } from "./qr.js";
 import { CHECKOUT_STRINGS, type CheckoutStrings, checkoutLocale, fill } from "./strings.js";
@@ -99,10 +99,11 @@ export function renderPayment(root: ShadowRoot, options: MountPaymentOptions): (
   const text = (content: string, attributes: Record<string, string> = {}) => h(doc, "p", attributes, content);
   const muted = (content: string) => text(content, { class: "muted" });
   const waiting = (content = t.waiting) => text(content, { class: "waiting", part: "waiting" });
+  // Not NaN or Infinity, which would read "R$ NaN".
   const amount =
-    typeof payin.amount === "number" &&
+    Number.isFinite(payin.amount) &&
     text(
-      `${t.amount}: ${new Intl.NumberFormat(lang, { style: "currency", currency: "BRL" }).format(payin.amount / 100)}`,
+      `${t.amount}: ${new Intl.NumberFormat(lang, { style: "currency", currency: "BRL" }).format(payin.amount! / 100)}`,
       { part: "amount" },
     );
 
@@ -173,11 +174,19 @@ export function renderPayment(root: ShadowRoot, options: MountPaymentOptions): (
   const pix = () => {
     const code = payin.pix?.qrcode ?? "";
     const countdown = text("", { class: "countdown", part: "countdown", role: "timer" });
+    let qr: Child;
+    try {
+      qr = qrSvg(doc, code);
+    } catch (cause) {
+      // Longer than a QR code holds (about 2.3 KB at level M; a BR Code is a few hundred bytes), or not text:
+      // reported, and the screen still offers the code to copy.
+      call(onError, new PaykitCheckoutError("INVALID_OPTIONS", "pix.qrcode is too long.", { cause }));
+    }
     show(
       t.pixTitle,
       muted(t.pixHowTo),
       amount,
-      qrSvg(doc, code),
+      qr,
       ...copyBlock(t.pixCode, code, code, t.copyCode),
       expiry !== undefined && countdown,
       waiting(),
@@ -202,12 +211,13 @@ export function renderPayment(root: ShadowRoot, options: MountPaymentOptions): (
       }
       timer = after(left % 1000 || 1000, tick);
     };
-    listen(doc, "visibilitychange", () => doc.visibilityState === "visible" && shown === "" && tick());
+    listen(doc, "visibilitychange", () => !doc.hidden && shown === "" && tick());
     tick();
   };
 
   const boleto = () => {
     const line = payin.boleto?.barcode ?? "";
+    const pdf = safeHref(payin.boleto?.url, doc.baseURI);
     const due = boletoDueDate(line, Date.parse(payin.createdAt ?? "") || Date.now());
     const date =
       due !== undefined && new Intl.DateTimeFormat(lang, { dateStyle: "long", timeZone: "UTC" }).format(due);
@@ -217,14 +227,14 @@ export function renderPayment(root: ShadowRoot, options: MountPaymentOptions): (
       amount,
       date && text(fill(t.dueDate, { date }), { part: "due-date" }),
       ...copyBlock(t.boletoLine, formatBoletoLine(line), line, t.copyLine),
-      payin.boleto?.url &&
+      pdf &&
         h(
           doc,
           "a",
           {
             class: "button secondary",
             part: "button link",
-            href: payin.boleto.url,
+            href: pdf,
             target: "_blank",
             rel: "noopener",
           },
@@ -244,13 +254,11 @@ export function renderPayment(root: ShadowRoot, options: MountPaymentOptions): (
     } catch {
       // Storage blocked (sandboxed frame, privacy settings): the screen then always offers the button.
     }
+    // No button at all rather than one to a `javascript:` or `data:` URL (see safeHref).
+    const bank = safeHref(payin.openFinanceRedirectUrl, doc.baseURI);
     const link = (label: string, classes: string) => {
-      const anchor = h(
-        doc,
-        "a",
-        { class: classes, part: "button link", href: payin.openFinanceRedirectUrl ?? "" },
-        label,
-      );
+      if (!bank) return;
+      const anchor = h(doc, "a", { class: classes, part: "button link", href: bank }, label);
       listen(anchor, "click", () => {
         try {
           storage?.setItem(key, "1");
@@ -340,23 +348,30 @@ export function renderPayment(root: ShadowRoot, options: MountPaymentOptions): (
       paymentMethod: method,
       updatedAt: payin.createdAt ?? "",
     };
-    Promise.resolve().then(() => stopped || end(status));
+    queueMicrotask(() => stopped || end(status));
     return unmount;
   }
 
-  if (method === "PIX") pix();
-  else if (method === "BOLETO") boleto();
-  else if (method === "OPEN_FINANCE") openFinance();
-  else if (method === "CREDIT_CARD" && payin.status === "PENDING_3DS") card();
-  else show(t.waiting, amount, waiting());
-  // A screen that failed while drawing (threeDS without its flow) has stopped: nothing to start.
-  if (stopped) return unmount;
+  try {
+    if (method === "PIX") pix();
+    else if (method === "BOLETO") boleto();
+    else if (method === "OPEN_FINANCE") openFinance();
+    else if (method === "CREDIT_CARD" && payin.status === "PENDING_3DS") card();
+    else show(t.waiting, amount, waiting());
+    // A screen that failed while drawing (threeDS without its flow) has stopped: nothing to start.
+    if (stopped) return unmount;
 
-  watch = watchPaymentStatus(statusUrl, payin.id, {
-    onStatus: (status) => FINAL_STATUSES.includes(status.status) && end(status),
-    onError: fail,
-  });
-  listen(doc, "visibilitychange", () => doc.visibilityState === "visible" && watch?.refresh());
+    watch = watchPaymentStatus(statusUrl, payin.id, {
+      onStatus: (status) => FINAL_STATUSES.includes(status.status) && end(status),
+      onError: fail,
+    });
+  } catch (error) {
+    // A throw half-way (a statusUrl EventSource refuses, a page's 3DS flow that throws) leaves no countdown
+    // timer or listener behind the screen that the caller never got.
+    unmount();
+    throw error;
+  }
+  listen(doc, "visibilitychange", () => !doc.hidden && watch?.refresh());
   if (expiry !== undefined) {
     at(expiry, () => conclude("expired"));
     at(expiry + EXPIRY_GRACE_MS, stop);

@@ -7,14 +7,16 @@ const DAY_MS = 24 * HOUR_MS;
 export const EXPIRY_AFTER_MS: Readonly<Record<string, number>> = { PIX: HOUR_MS, BOLETO: 3 * DAY_MS };
 
 /**
- * When the payin stops being payable, in epoch ms: `expiresAt` if given, else `createdAt` plus the documented
- * expiry of its method; `undefined` for methods that do not expire or a payin without a valid date.
+ * When the payin stops being payable, in epoch ms: `expiresAt` if it is a valid date, else `createdAt` plus the
+ * documented expiry of its method (an unreadable `expiresAt` does not turn the countdown off); `undefined` for
+ * methods that do not expire or a payin without a valid date.
  */
 export function expiryOf(payin: CheckoutPayin, expiresAt?: Date | string): number | undefined {
-  const time = expiresAt
-    ? new Date(expiresAt).getTime()
-    : Date.parse(payin.createdAt ?? "") + (EXPIRY_AFTER_MS[payin.paymentMethod] ?? Number.NaN);
-  return Number.isFinite(time) ? time : undefined;
+  // The first finite one; a method without a documented expiry adds undefined, which makes NaN.
+  return [
+    new Date(expiresAt || Number.NaN).getTime(),
+    Date.parse(payin.createdAt!) + EXPIRY_AFTER_MS[payin.paymentMethod]!,
+  ].find(Number.isFinite);
 }
 
 /** A countdown's text: `m:ss` under an hour, `h:mm:ss` from one hour, never negative. */

@@ -66,7 +66,8 @@ export interface MountPaymentOptions {
   /** Your own wording for some of the texts; the others come from `locale`. */
   strings?: Partial<CheckoutStrings>;
   /**
-   * When the payment expires: a `Date` or an ISO 8601 string. The screen stops waiting then.
+   * When the payment expires: a `Date` or an ISO 8601 string. The screen stops waiting then. One that is not a
+   * valid date counts as not given.
    * @default PIX: `createdAt` + 1 h; BOLETO: `createdAt` + 3 days (docs/payins.md); others: none
    */
   expiresAt?: Date | string;

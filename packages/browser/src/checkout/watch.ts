@@ -64,7 +64,8 @@ export function watchPaymentStatus(
   };
   const deliver = (value: unknown) => {
     const status = value as PaymentStatusUpdate;
-    if (stopped || typeof status?.status !== "string") return;
+    // Another payin's status (a proxy's cache, a bug of the endpoint) is never this one's: never its APPROVED.
+    if (stopped || typeof status?.status !== "string" || status.id !== id) return;
     const key = `${status.status}.${status.updatedAt}`;
     if (key === last) return;
     last = key;
