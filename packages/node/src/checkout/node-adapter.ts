@@ -49,6 +49,16 @@ function toRequest(req: NodeRequestLike, signal: AbortSignal): Request {
   return new Request(url, { method: req.method ?? "GET", headers, signal });
 }
 
+// Methods node:http accepts but the fetch standard forbids in a `Request` (new Request throws on them).
+const UNREPRESENTABLE_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
+
+/** The answer to a request no web-standard `Request` can carry: the handler never sees it. */
+function refuse(res: NodeResponseLike, method: string): void {
+  const status = UNREPRESENTABLE_METHODS.has(method) ? 501 : 400;
+  res.writeHead(status, { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" });
+  res.end();
+}
+
 function responseHeaders(response: Response): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = {};
   response.headers.forEach((value, name) => {
@@ -93,7 +103,9 @@ async function pipe(
  * Mounts a web-standard handler (such as `createPaymentStatus(...).handler`) on node:http, Express,
  * Fastify (`reply.hijack()` then `request.raw`, `reply.raw`) or NestJS: the request becomes a `Request`
  * whose `signal` aborts when the client disconnects, and the `Response` is streamed as it comes, so
- * server-sent events flow and end when either side leaves.
+ * server-sent events flow and end when either side leaves. A request no `Request` can carry is
+ * answered here without the handler: `501` to TRACE (and CONNECT, TRACK), `400` to a URL that cannot
+ * be parsed.
  *
  * @example
  * ```ts
@@ -114,7 +126,15 @@ export function toNodeListener(handler: (request: Request) => Promise<Response>)
       if (!res.writableEnded) controller.abort();
     });
     void (async () => {
-      const response = await handler(toRequest(req, controller.signal));
+      let request: Request;
+      try {
+        request = toRequest(req, controller.signal);
+      } catch {
+        // TRACE, or a URL nothing can parse: not the handler's to answer, and no reason for a 500.
+        refuse(res, (req.method ?? "").toUpperCase());
+        return;
+      }
+      const response = await handler(request);
       if (closed) {
         await response.body?.cancel().catch(() => undefined);
         return;

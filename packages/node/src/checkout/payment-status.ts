@@ -4,6 +4,8 @@ import type { Paykit } from "../client.js";
 import { PaykitConfigError } from "../errors/validation-error.js";
 import { DEFAULT_POLL_SCHEDULE, type PollSchedule, retryAfterOf } from "../resources/poll-schedule.js";
 import { statusHubOf } from "../resources/status-hub.js";
+import { acceptsEventStream } from "./accept.js";
+import { GuardedStore } from "./guarded-store.js";
 import { memoryStatusStore } from "./memory-store.js";
 import {
   checkFields,
@@ -23,7 +25,7 @@ import {
 } from "./responses.js";
 import { StatusStream } from "./sse.js";
 import { isFinalStatus } from "./status-codec.js";
-import type { PaymentStatus, PaymentStatusStore, Unsubscribe } from "./store.js";
+import type { PaymentStatus, PaymentStatusStore } from "./store.js";
 import { Watchers } from "./watchers.js";
 
 /**
@@ -69,8 +71,16 @@ export interface PaymentStatusOptions {
   /** The interval of the `: keep-alive` comment on every open stream, in ms. @default 15000 */
   keepAliveMs?: number;
   /**
-   * Called with failures the endpoint survives: a status store that cannot be reached (the endpoint
-   * then reads the service itself) or a poll that failed (the next one tries again).
+   * How long a call to the status store may take before the endpoint goes on without it, in ms: it
+   * then reads the service itself, polls for itself, and keeps a status it could not share for the
+   * streams it holds (each reported to `onError`). A store that hangs never hangs a page.
+   * @default 2000
+   */
+  storeTimeoutMs?: number;
+  /**
+   * Called with failures the endpoint survives: a status store that cannot be reached or answers too
+   * late (the endpoint then reads the service itself) or a poll that failed (the next one tries
+   * again). What it throws is ignored.
    * @default ignores them
    */
   onError?: (error: unknown) => void;
@@ -96,6 +106,10 @@ export interface PaymentStatusEndpoint {
   /**
    * Hands a verified webhook event to every page watching its payin, on every instance that shares
    * the store, and spares the fleet the polls of that id for a while. Payout events are ignored.
+   * The status in the event is shown to pages as it is: pass only what `paykit.webhooks.parse`
+   * (which verifies the signature) returned, never a body you did not verify. Anything that is not
+   * a parsed event (a raw body, say) is refused with a `TypeError`; a store that fails is reported
+   * to `onError`, and the pages of this instance get the status all the same.
    */
   notify(event: WebhookEvent): Promise<void>;
   /** Ends every open stream, stops polling, and closes the default store (a store you passed stays yours to close). */
@@ -122,12 +136,35 @@ function integer(name: string, value: unknown, fallback: number, max = MAX_TIMER
   return value;
 }
 
-function wantsStream(request: Request): boolean {
-  return (request.headers.get("accept") ?? "").toLowerCase().includes("text/event-stream");
-}
-
 function isNotFound(error: unknown): boolean {
   return (error as { name?: unknown } | null)?.name === "NotFoundError";
+}
+
+/**
+ * The payin a webhook event reports, checked to be one: a raw body, a payout's body or a half-built
+ * object reaching `notify` is a mistake to say out loud, not a status to show the pages.
+ */
+function payinOfEvent(event: WebhookEvent): WebhookEvent["data"] & PaymentStatus {
+  const { kind, data } = (event ?? {}) as {
+    kind?: unknown;
+    data?: Partial<Record<keyof PaymentStatus, unknown>>;
+  };
+  if (
+    kind !== "payin" ||
+    typeof data !== "object" ||
+    data === null ||
+    typeof data.id !== "string" ||
+    !PAYIN_ID.test(data.id) ||
+    typeof data.status !== "string" ||
+    typeof data.paymentMethod !== "string" ||
+    typeof data.updatedAt !== "string" ||
+    !Number.isFinite(Date.parse(data.updatedAt))
+  ) {
+    throw new TypeError(
+      "createPaymentStatus: notify takes the payin event paykit.webhooks.parse returned (verified), not a raw body or a hand-made object.",
+    );
+  }
+  return data as WebhookEvent["data"] & PaymentStatus;
 }
 
 /**
@@ -161,12 +198,27 @@ export function createPaymentStatus(options: PaymentStatusOptions): PaymentStatu
   const maxStreams = integer("maxStreams", options.maxStreams, DEFAULT_MAX_STREAMS, 1_000_000);
   const retryMs = integer("retryMs", options.retryMs, 3_000);
   const keepAliveMs = integer("keepAliveMs", options.keepAliveMs, 15_000);
+  const storeTimeoutMs = integer("storeTimeoutMs", options.storeTimeoutMs, 2_000);
   const ownStore = options.store === undefined;
-  const store = options.store ?? memoryStatusStore();
+  const merchantStore = options.store ?? memoryStatusStore();
   const onError = options.onError ?? (() => undefined);
+  /** Tells the merchant; a logger that throws must not fail a page or a poll. */
+  const report = (error: unknown): void => {
+    try {
+      onError(error);
+    } catch {
+      // ignored, as documented
+    }
+  };
+  const store = new GuardedStore(merchantStore, {
+    timeoutMs: storeTimeoutMs,
+    report,
+    listener: (status) => announce(publicStatus(status, fields)),
+  });
   const hub = statusHubOf(paykit.payins);
   const retryAfterSeconds = Math.max(1, Math.ceil(retryMs / 1000));
-  let subscription: Promise<Unsubscribe> | undefined;
+  /** The reads of the service in flight, by payin id: pages opening together share one. */
+  const reads = new Map<string, Promise<PublicPaymentStatus>>();
   let closed = false;
 
   const watchers = new Watchers({ schedule, keepAliveMs, poll: pollPayin });
@@ -177,45 +229,46 @@ export function createPaymentStatus(options: PaymentStatusOptions): PaymentStatu
     hub.publish(status);
   }
 
-  /** Reads the payin from the service and shares what it says (a store failure only skips sharing). */
-  async function readPayin(id: string): Promise<PublicPaymentStatus> {
-    const status = publicStatus(await paykit.payins.retrieve(id), fields);
-    // Here at once; other instances through the store (this one again too: streams skip repeats).
-    announce(status);
-    await store.publish(status, {}).catch(onError);
-    return status;
+  /**
+   * Reads the payin from the service (one read per id at a time on this instance) and shares what it
+   * says: here at once, other instances through the store (this one again too: streams skip repeats).
+   */
+  function readPayin(id: string): Promise<PublicPaymentStatus> {
+    let read = reads.get(id);
+    if (read === undefined) {
+      read = paykit.payins
+        .retrieve(id)
+        .then((payin) => {
+          const status = publicStatus(payin, fields);
+          announce(status);
+          void store.publish(status, {}); // bounded, and a failure only skips sharing (reported)
+          return status;
+        })
+        .finally(() => reads.delete(id));
+      reads.set(id, read);
+    }
+    return read;
   }
 
   /** One poll of a watched payin, when the store gives this instance the turn; a `Retry-After` comes back. */
   async function pollPayin(id: string, intervalMs: number): Promise<number | undefined> {
-    const turn = await store.claimPoll(id, intervalMs).catch((error: unknown) => {
-      onError(error);
-      return true; // the store is down: each instance polls for itself rather than nobody
-    });
+    // A store that is down or slow gives every instance the turn: each polls for itself rather than nobody.
+    const turn = await store.claimPoll(id, intervalMs);
     if (!turn || closed) return undefined;
     try {
       await readPayin(id);
       return undefined;
     } catch (error) {
-      onError(error);
+      report(error);
       return retryAfterOf(error);
     }
   }
 
-  async function latest(id: string): Promise<PaymentStatus | null> {
-    return store.latest(id).catch((error: unknown) => {
-      onError(error);
-      return null;
-    });
-  }
-
   /** The status to answer a JSON request with: the shared one while fresh, else one read (per window). */
   async function currentStatus(id: string): Promise<PublicPaymentStatus> {
-    const known = await latest(id);
+    const known = await store.latest(id);
     if (known && isFinalStatus(known.status)) return publicStatus(known, fields);
-    if (known && !(await store.claimPoll(id, schedule.initialMs).catch(() => true))) {
-      return publicStatus(known, fields);
-    }
+    if (known && !(await store.claimPoll(id, schedule.initialMs))) return publicStatus(known, fields);
     try {
       return await readPayin(id);
     } catch (error) {
@@ -224,23 +277,9 @@ export function createPaymentStatus(options: PaymentStatusOptions): PaymentStatu
     }
   }
 
-  function subscribed(): Promise<Unsubscribe> {
-    subscription ??= store
-      .subscribe((status) => announce(publicStatus(status, fields)))
-      .catch((error: unknown) => {
-        subscription = undefined; // the next stream tries again
-        throw error;
-      });
-    return subscription;
-  }
-
   async function openStream(request: Request, id: string): Promise<Response> {
-    try {
-      await subscribed();
-    } catch (error) {
-      onError(error);
-      return unavailable(retryAfterSeconds);
-    }
+    // Updates from the other instances; without them (a store down) the polls keep the stream going.
+    await store.listen();
     // Checked again after the awaits: many pages may have passed the first check together.
     if (closed || watchers.openStreams >= maxStreams) return unavailable(retryAfterSeconds);
     const { signal } = request;
@@ -258,7 +297,7 @@ export function createPaymentStatus(options: PaymentStatusOptions): PaymentStatu
     signal.addEventListener("abort", onAbort, { once: true });
     if (signal.aborted) stream.close();
     if (stream.closed) return new Response(stream.body, { status: 200, headers: SSE_HEADERS }); // the page left already
-    const known = await latest(id);
+    const known = await store.latest(id);
     try {
       stream.offer(known ? publicStatus(known, fields) : await readPayin(id));
     } catch (error) {
@@ -267,7 +306,7 @@ export function createPaymentStatus(options: PaymentStatusOptions): PaymentStatu
         return notFound();
       }
       // The service failed: the stream stays open and the polls go on.
-      onError(error);
+      report(error);
     }
     return new Response(stream.body, { status: 200, headers: SSE_HEADERS });
   }
@@ -276,9 +315,11 @@ export function createPaymentStatus(options: PaymentStatusOptions): PaymentStatu
     const method = request.method.toUpperCase();
     if (method !== "GET" && method !== "HEAD") return methodNotAllowed();
     if (closed) return unavailable(retryAfterSeconds);
-    const id = new URL(request.url).searchParams.get("id");
+    // Exactly one id: with two, what authorize was asked about and what is answered could differ.
+    const ids = new URL(request.url).searchParams.getAll("id");
+    const id = ids.length === 1 ? ids[0] : undefined;
     if (!id) return missingId();
-    const stream = method === "GET" && wantsStream(request);
+    const stream = method === "GET" && acceptsEventStream(request.headers.get("accept"));
     if (stream && watchers.openStreams >= maxStreams) return unavailable(retryAfterSeconds);
     if (!PAYIN_ID.test(id) || !(await authorize(request, id))) return notFound();
     if (stream) return openStream(request, id);
@@ -287,15 +328,14 @@ export function createPaymentStatus(options: PaymentStatusOptions): PaymentStatu
       response = json(await currentStatus(id));
     } catch (error) {
       response = isNotFound(error) ? notFound() : providerError();
-      if (!isNotFound(error)) onError(error);
+      if (!isNotFound(error)) report(error);
     }
     return method === "HEAD" ? withoutBody(response) : response;
   }
 
   async function notify(event: WebhookEvent): Promise<void> {
-    // A status without a readable updatedAt cannot be ordered against the others: the polls cover it.
-    if (event?.kind !== "payin" || !Number.isFinite(Date.parse(event.data.updatedAt))) return;
-    const status = publicStatus(event.data, fields);
+    if ((event as { kind?: unknown } | null)?.kind === "payout") return;
+    const status = publicStatus(payinOfEvent(event), fields);
     announce(status);
     // Fresh for the longest poll interval: no instance polls this id meanwhile.
     await store.publish(status, { fresh: true, pollIntervalMs: schedule.maxMs });
@@ -305,9 +345,8 @@ export function createPaymentStatus(options: PaymentStatusOptions): PaymentStatu
     if (closed) return;
     closed = true;
     watchers.closeAll();
-    const unsubscribe = await subscription?.catch(() => undefined);
-    await unsubscribe?.();
-    if (ownStore) await store.close();
+    await store.close();
+    if (ownStore) await merchantStore.close();
   }
 
   return {

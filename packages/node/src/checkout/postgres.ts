@@ -70,7 +70,10 @@ export interface PostgresStatusStoreOptions {
 
 /** A `PaymentStatusStore` (`@paykit/node/checkout`) in PostgreSQL, with the table's upkeep. */
 export interface PostgresStatusStore extends PaymentStatusStore {
-  /** Creates the table and its indexes when missing (`CREATE … IF NOT EXISTS`). */
+  /**
+   * Creates the table and its indexes when missing (`CREATE … IF NOT EXISTS`), on one client of the
+   * pool; safe to run from every instance at once (they take turns under an advisory lock).
+   */
   ensureSchema(): Promise<void>;
   /** Deletes rows whose status and poll window have both expired; answers how many. */
   purgeExpired(): Promise<number>;
@@ -189,8 +192,22 @@ class PgStatusStore implements PostgresStatusStore {
   }
 
   async ensureSchema(): Promise<void> {
-    for (const statement of postgresStatusSchema(this.#table).split(";\n")) {
-      await this.#pool.query(statement);
+    // Every instance may run this at boot, and `CREATE … IF NOT EXISTS` races with itself in PostgreSQL
+    // (`type "…" already exists`): one instance at a time creates, under a lock named after the table.
+    const client = await this.#pool.connect();
+    let broken = false;
+    try {
+      await client.query("BEGIN");
+      await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`${STORE}:${this.#table}`]);
+      for (const statement of postgresStatusSchema(this.#table).split(";\n")) await client.query(statement);
+      await client.query("COMMIT");
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => {
+        broken = true; // the connection itself failed: it is closed rather than put back
+      });
+      throw error;
+    } finally {
+      client.release(broken);
     }
   }
 

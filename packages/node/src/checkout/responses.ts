@@ -18,9 +18,12 @@ export function notFound(): Response {
   return json({ code: "NOT_FOUND", message: "No payment with this id is visible here." }, 404);
 }
 
-/** No `id` in the query. */
+/** No `id` in the query, an empty one, or more than one. */
 export function missingId(): Response {
-  return json({ code: "INVALID_DATA", message: "The query must carry the payment's id: ?id=pi_…" }, 400);
+  return json(
+    { code: "INVALID_DATA", message: "The query must carry the payment's id, once: ?id=pi_…" },
+    400,
+  );
 }
 
 /** Anything but GET or HEAD. */

@@ -78,7 +78,9 @@ export class StatusStream {
       return;
     }
     const ms = Date.parse(status.updatedAt);
-    if (ms < this.#lastMs) return;
+    // An older status is news to no one; a final one always is: a page that claims to have seen a
+    // later moment (a Last-Event-ID from the future) still gets it, and its stream still ends.
+    if (ms < this.#lastMs && !final) return;
     this.#send(`id: ${eventId}\ndata: ${JSON.stringify(status)}\n\n`);
     this.#lastEventId = eventId;
     this.#lastMs = ms;

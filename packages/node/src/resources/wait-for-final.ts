@@ -29,7 +29,7 @@ export interface WaitForFinalOptions {
   timeoutMs?: number;
   /**
    * The first interval between two reads of the payin, in ms; it grows by half each read up to
-   * `maxPollIntervalMs`. Waiters that join a wait already running for the same id share its schedule.
+   * `maxPollIntervalMs`. Waits for the same id share one poll, at the quickest pace any of them asked for.
    * @default 2000
    */
   pollIntervalMs?: number;
@@ -71,8 +71,9 @@ function checkMs(name: string, value: unknown, fallback: number, allowInfinity =
 
 /**
  * One poll of one payin, shared by every caller waiting for it on this client: 100 waiters make one
- * request per interval, not 100. It reads at once, then on the schedule (or the service's
- * `Retry-After`), and at once again when a verified webhook says the payin is final.
+ * request per interval, not 100. It reads as soon as it is started, then on the schedule (the quickest
+ * any waiter asked for, and never before the service's `Retry-After`), and at once again when a
+ * verified webhook says the payin is final.
  */
 class PollLoop {
   readonly waiters = new Set<Waiter>();
@@ -80,11 +81,14 @@ class PollLoop {
   lastStatus: PayinStatus | undefined;
   readonly #id: string;
   readonly #read: ReadPayin;
-  readonly #schedule: PollSchedule;
+  #schedule: PollSchedule;
   readonly #onEnd: () => void;
   readonly #controller = new AbortController();
   readonly #unlisten: () => void;
+  /** The next read's timer (none while a read is in flight), when it was set, and its Retry-After floor. */
   #timer: ReturnType<typeof setTimeout> | undefined;
+  #armedAt = 0;
+  #retryAfterMs = 0;
   #attempt = 0;
   #reading = false;
   /** A final hint arrived during a read: read again as soon as it ends. */
@@ -98,7 +102,25 @@ class PollLoop {
     this.#schedule = schedule;
     this.#onEnd = onEnd;
     this.#unlisten = hub.listen(id, (hint) => this.#onHint(hint));
+  }
+
+  /** The first read: called once the first waiter is in, so even a read that throws at once reaches it. */
+  start(): void {
     void this.#poll();
+  }
+
+  /** Adds `waiter`; one that asks for quicker reads than the loop makes gets them (and so does everyone). */
+  join(waiter: Waiter, schedule: PollSchedule): void {
+    this.waiters.add(waiter);
+    const initialMs = Math.min(this.#schedule.initialMs, schedule.initialMs);
+    const maxMs = Math.min(this.#schedule.maxMs, schedule.maxMs);
+    if (initialMs === this.#schedule.initialMs && maxMs === this.#schedule.maxMs) return;
+    this.#schedule = { initialMs, maxMs };
+    if (this.#timer === undefined) return; // a read is in flight: the next delay follows the new schedule
+    // The pending read comes when the quicker schedule would have made it (at once if that has passed).
+    const delay = Math.max(pollDelay(this.#attempt - 1, this.#schedule), this.#retryAfterMs);
+    clearTimeout(this.#timer);
+    this.#arm(Math.max(0, this.#armedAt + delay - Date.now()), this.#retryAfterMs, this.#armedAt);
   }
 
   leave(waiter: Waiter): void {
@@ -119,9 +141,17 @@ class PollLoop {
     void this.#poll();
   }
 
+  #arm(delay: number, retryAfterMs: number, armedAt = Date.now()): void {
+    this.#armedAt = armedAt;
+    this.#retryAfterMs = retryAfterMs;
+    this.#timer = setTimeout(() => void this.#poll(), Math.min(delay, MAX_TIMER_MS));
+  }
+
   async #poll(): Promise<void> {
+    this.#timer = undefined;
     this.#reading = true;
     let delay: number;
+    let retryAfterMs = 0;
     try {
       const payin = await this.#read(this.#id, this.#controller.signal);
       if (this.#stopped) return;
@@ -132,7 +162,8 @@ class PollLoop {
       if (this.#stopped) return;
       // A 404, a key problem or a bug will not heal by waiting: every waiter gets the error.
       if (!isTransientReadError(error)) return this.#finish((waiter) => waiter.reject(error));
-      delay = Math.max(pollDelay(this.#attempt++, this.#schedule), retryAfterOf(error) ?? 0);
+      retryAfterMs = retryAfterOf(error) ?? 0;
+      delay = Math.max(pollDelay(this.#attempt++, this.#schedule), retryAfterMs);
     } finally {
       this.#reading = false;
     }
@@ -140,7 +171,7 @@ class PollLoop {
       this.#again = false;
       delay = 0;
     }
-    this.#timer = setTimeout(() => void this.#poll(), Math.min(delay, MAX_TIMER_MS));
+    this.#arm(delay, retryAfterMs);
   }
 
   #finish(settle: (waiter: Waiter) => void): void {
@@ -191,6 +222,7 @@ export class PayinWaits {
     if (signal?.aborted) return Promise.reject(signal.reason);
     return new Promise<FinalPayin>((resolve, reject) => {
       let loop = this.#loops.get(id);
+      const starting = loop === undefined;
       if (!loop) {
         loop = new PollLoop(id, this.#read, schedule, this.#hub, () => {
           if (this.#loops.get(id) === loop) this.#loops.delete(id);
@@ -226,7 +258,8 @@ export class PayinWaits {
           timeoutMs,
         );
       }
-      joined.waiters.add(waiter);
+      joined.join(waiter, schedule);
+      if (starting) joined.start();
     });
   }
 }

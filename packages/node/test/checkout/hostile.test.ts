@@ -1,7 +1,8 @@
 // The payment-status endpoint as a hostile tester and a hostile shopper see it, over real node:http on the
 // real mock: ids that probe, headers that lie, pages that leave at every stage, stores that fail or hang,
 // and what a merchant might wrongly hand to `notify`.
-import { request as httpRequest } from "node:http";
+import { createServer, request as httpRequest } from "node:http";
+import type { AddressInfo } from "node:net";
 import { samplePayin } from "@paykit/mock-server";
 import { parseWebhook } from "@paykit/webhooks";
 import { EventSource } from "eventsource";
@@ -11,8 +12,11 @@ import {
   eventIdOf,
   memoryStatusStore,
   type PaymentStatusStore,
+  toNodeListener,
 } from "../../src/checkout/index.js";
+import { startMock } from "../support/mock.js";
 import { type Endpoint, openRaw, SHOPPER, startEndpoint, until } from "./endpoint.js";
+import { refTimers, timerCensus } from "./timer-census.js";
 
 const UNKNOWN = "pi_01JD0000000000000000000000";
 
@@ -290,6 +294,25 @@ describe("a status store that fails", () => {
   );
 });
 
+describe("a shopper who reloads", () => {
+  it("20 pages asking at once, with no store to answer from, make one read of the service", async () => {
+    await using endpoint = await startEndpoint({ store: downStore() });
+    const payin = await pendingPix(endpoint);
+    // The read takes 3 s, so every page arrives while it is in flight.
+    await endpoint.api.control.addFault({ method: "GET", path: `/payin/${payin.id}`, latencyMs: 3_000 });
+    const before = endpoint.reads.length;
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        fetch(endpoint.urlOf(payin.id), { headers: { ...SHOPPER, accept: "application/json" } }).then(
+          (response) => response.status,
+        ),
+      ),
+    );
+    expect(new Set(answers)).toEqual(new Set([200]));
+    expect(endpoint.reads.length - before).toBe(1);
+  });
+});
+
 describe("maxStreams under failures", () => {
   it("counts slots exactly when authorize throws, the store fails now and then, and pages leave", async () => {
     const store = memoryStatusStore();
@@ -341,7 +364,11 @@ describe("notify given what a merchant might wrongly pass", () => {
     ["a payin event without its data", (body: string) => ({ kind: "payin", id: JSON.parse(body).id })],
     [
       "a payin event without updatedAt",
-      (body: string) => ({ kind: "payin", id: JSON.parse(body).id, data: { ...JSON.parse(body), updatedAt: "" } }),
+      (body: string) => ({
+        kind: "payin",
+        id: JSON.parse(body).id,
+        data: { ...JSON.parse(body), updatedAt: "" },
+      }),
     ],
   ])("refuses %s with a TypeError that names webhooks.parse", async (_what, wrong) => {
     await using endpoint = await startEndpoint();
@@ -352,6 +379,42 @@ describe("notify given what a merchant might wrongly pass", () => {
     const error = await endpoint.status.notify(wrong(body) as never).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(TypeError);
     expect(String((error as Error).message)).toMatch(/webhooks\.parse/);
+  });
+
+  it("shows pages what an event says (hence: verify first), while waitForFinal only takes it as a cue to read", async () => {
+    // Five minutes between polls: within this test, only events move anything.
+    await using endpoint = await startEndpoint({ pollIntervalMs: 300_000 });
+    const target = await pendingPix(endpoint);
+    const paid = await pendingPix(endpoint);
+    await endpoint.api.control.payPayin(paid.id);
+    await endpoint.api.control.flushWebhooks();
+    // A forgery: a real APPROVED body with another payin's id, read without its signature.
+    const forged = parseWebhook({ ...JSON.parse(endpoint.deliveries.at(-1)?.body ?? "{}"), id: target.id });
+    let settled = false;
+    const waiting = endpoint.paykit.payins.waitForFinal(target.id, { pollIntervalMs: 300_000 });
+    void waiting.finally(() => {
+      settled = true;
+    });
+    await until(() => endpoint.answers.length >= 1, "the wait's first read");
+    const stream = await openRaw(endpoint.urlOf(target.id));
+    try {
+      await until(() => stream.events().length === 1, "the PENDING event");
+      const answers = endpoint.answers.length;
+      await endpoint.status.notify(forged);
+      await until(() => stream.ended(), "the page to be shown the forged status");
+      expect(stream.events().map((e) => e.status)).toEqual(["PENDING", "APPROVED"]);
+      // The wait read the payin again on that cue, saw PENDING, and goes on waiting.
+      await until(() => endpoint.answers.length > answers, "the wait's confirming read");
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(settled).toBe(false);
+    } finally {
+      stream.abort();
+      await endpoint.api.control.payPayin(target.id);
+      await endpoint.api.control.flushWebhooks();
+      const delivery = endpoint.deliveries.at(-1);
+      if (delivery) await endpoint.paykit.webhooks.parse(delivery.body, delivery.headers);
+    }
+    await expect(waiting).resolves.toMatchObject({ status: "APPROVED" });
   });
 
   it("ignores a payout event; a payin event nobody watches reaches no stream and breaks nothing", async () => {
@@ -393,4 +456,156 @@ describe("notify given what a merchant might wrongly pass", () => {
     }
     await expectIdle(endpoint);
   });
+});
+
+describe("2,000 pages that leave", () => {
+  type Stage = "before authorize" | "during the first read" | "after the first event";
+
+  it("at every stage leave no stream, no watched payin, no timer and no pending answer behind", async () => {
+    const census = timerCensus();
+    const refBefore = refTimers();
+    await using api = await startMock("http");
+    const readStarted = new Set<string>();
+    const paykit = api.client({
+      maxRetries: 0,
+      hooks: {
+        onRequest: (event) => {
+          if (event.method === "GET" && event.path.startsWith("payin/")) readStarted.add(event.path.slice(6));
+        },
+      },
+    });
+    const inAuthorize = new Set<string>();
+    const status = createPaymentStatus({
+      paykit,
+      maxStreams: 100,
+      pollIntervalMs: 50,
+      maxPollIntervalMs: 50,
+      keepAliveMs: 20,
+      authorize: async (request) => {
+        if (request.headers.get("x-stage") === "before authorize") {
+          inAuthorize.add(request.headers.get("x-n") ?? "");
+          // Decides only once the page has left.
+          await new Promise((resolve) => {
+            if (request.signal.aborted) resolve(undefined);
+            request.signal.addEventListener("abort", resolve, { once: true });
+          });
+        }
+        return true;
+      },
+    });
+    let answering = 0;
+    const server = createServer(
+      toNodeListener(async (request) => {
+        answering++;
+        try {
+          return await status.handler(request);
+        } finally {
+          answering--;
+        }
+      }),
+    );
+    try {
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/payment-status`;
+      const shared = await Promise.all(
+        Array.from({ length: 10 }, () => paykit.payins.create(samplePayin("PIX"))),
+      );
+      // Each page of the middle stage watches a payin of its own, so its read is known to be in flight.
+      const own = await Promise.all(
+        Array.from({ length: 200 }, () => paykit.payins.create(samplePayin("PIX"))),
+      );
+      const gone = Array.from({ length: 200 }, (_, i) => `pi_gone${String(i).padStart(4, "0")}`);
+      // Every read takes a while, so a page can leave while one is in flight.
+      await api.control.addFault({ method: "GET", path: "/payin/*", latencyMs: 100, times: 1_000_000 });
+
+      let n = 0;
+      async function page(stage: Stage, id: string): Promise<number | "left"> {
+        const key = String(n++);
+        const controller = new AbortController();
+        const answer = fetch(`${base}?id=${id}`, {
+          headers: { accept: "text/event-stream", "x-stage": stage, "x-n": key },
+          signal: controller.signal,
+        });
+        answer.catch(() => undefined);
+        if (stage === "before authorize") {
+          await until(() => inAuthorize.has(key), "the request to reach authorize", 60_000);
+          controller.abort();
+          return answer.then(
+            (response) => response.status,
+            () => "left" as const,
+          );
+        }
+        if (stage === "during the first read") {
+          await until(() => readStarted.has(id), "its first read to start", 60_000);
+          controller.abort();
+          return answer.then(
+            (response) => response.status,
+            () => "left" as const,
+          );
+        }
+        const response = await answer;
+        if (!response.body) return -1;
+        const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+        let text = "";
+        while (!text.includes("data: ")) {
+          const { done, value } = await reader.read();
+          if (done) break;
+          text += value;
+        }
+        controller.abort();
+        await reader.cancel().catch(() => undefined);
+        return text.includes("data: ") ? response.status : -1;
+      }
+
+      const plan: Array<[Stage, string]> = [
+        ...Array.from({ length: 800 }, (_, i) => ["before authorize", shared[i % 10]?.id] as [Stage, string]),
+        ...own.map((payin) => ["during the first read", payin.id] as [Stage, string]),
+        ...gone.map((id) => ["during the first read", id] as [Stage, string]),
+        ...Array.from(
+          { length: 800 },
+          (_, i) => ["after the first event", shared[i % 10]?.id] as [Stage, string],
+        ),
+      ];
+      expect(plan).toHaveLength(2_000);
+      const outcomes = new Map<string, number>();
+      for (let start = 0; start < plan.length; start += 100) {
+        const batch = plan.slice(start, start + 100);
+        const results = await Promise.all(batch.map(([stage, id]) => page(stage, id)));
+        results.forEach((result, i) => {
+          const key = `${batch[i]?.[0]}: ${result}`;
+          outcomes.set(key, (outcomes.get(key) ?? 0) + 1);
+        });
+        // A slot that leaked would turn the next batch's pages away with 503.
+        await until(() => status.stats().openStreams === 0, "the batch's streams to be released", 60_000);
+      }
+      expect(Object.fromEntries(outcomes)).toEqual({
+        "before authorize: left": 800,
+        "during the first read: left": 400,
+        "after the first event: 200": 800,
+      });
+      await until(() => answering === 0, "every handler call to settle", 60_000);
+      expect(status.stats()).toEqual({ openStreams: 0, watchedPayins: 0 });
+      expect(census.origins().join("\n")).toBe("");
+      await until(() => refTimers() <= refBefore, "no more process-keeping timers than before", 60_000);
+
+      // And the instance still serves; the census sees an open stream's timers (its payin's poll, the
+      // keep-alive), so its zero above means something.
+      const controller = new AbortController();
+      const again = await fetch(`${base}?id=${shared[0]?.id}`, {
+        headers: { accept: "text/event-stream" },
+        signal: controller.signal,
+      });
+      expect(again.status).toBe(200);
+      expect(census.live()).toBeGreaterThanOrEqual(2);
+      controller.abort();
+      await until(() => status.stats().openStreams === 0, "the last stream to be released");
+      expect(census.origins().join("\n")).toBe("");
+      expect(unhandled).toEqual([]);
+    } finally {
+      await status.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      census.restore();
+    }
+  }, 240_000);
 });

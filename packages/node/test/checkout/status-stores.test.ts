@@ -32,6 +32,9 @@ beforeAll(async () => {
     pools.push(pool);
   }
   admin = new pg.Pool({ connectionString: postgresServer.url, max: 2 });
+  // pool.end() resolves before its connections have closed; PostgreSQL stopping meanwhile reports
+  // 57P01 on them, and a pool without an error listener would throw it as an uncaught exception.
+  admin.on("error", () => undefined);
   await postgresStatusStore(admin).ensureSchema();
 }, 120_000);
 
@@ -185,6 +188,19 @@ describe("postgresStatusStore", () => {
     await eventually(() => seen.of(id).length === 1, "the status on the custom channel");
     const { rows } = await admin.query("SELECT final FROM shop.payment_status WHERE id = $1", [id]);
     expect(rows).toEqual([{ final: true }]);
+  });
+
+  it("ensureSchema run by a whole fleet at once (every instance at boot) succeeds everywhere, creating one table", async () => {
+    for (let round = 0; round < 5; round++) {
+      const table = `boot_${process.pid}_${round}`;
+      const stores = Array.from({ length: 8 }, (_, i) => postgresStatusStore(pools[i % 2]!, { table }));
+      const outcomes = await Promise.allSettled(stores.map((store) => store.ensureSchema()));
+      expect(outcomes.filter((outcome) => outcome.status === "rejected")).toEqual([]);
+      const { rows } = await admin.query("SELECT count(*)::int AS n FROM pg_tables WHERE tablename = $1", [
+        table,
+      ]);
+      expect(rows).toEqual([{ n: 1 }]);
+    }
   });
 
   it("delivers a status too large for NOTIFY by reading it from the table", async () => {

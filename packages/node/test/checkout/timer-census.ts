@@ -1,10 +1,10 @@
 // Counts the timers code under test leaves running. `process.getActiveResourcesInfo()` lists only the
 // timers that keep the process alive, and the status endpoint unrefs all of its own: this census wraps
-// the global timer functions for the span of a test and keeps every timer created from `from`.
+// the global timer functions for the span of a test and keeps every timer that code in `from` created.
 
-/** The timers created from matching code that are still pending; `restore` puts the globals back. */
+/** The timers matching code created that are still pending; `restore` puts the globals back. */
 export interface TimerCensus {
-  /** Pending timers (not fired, not cleared) created from matching code. */
+  /** Pending timers (not fired, not cleared) that matching code created. */
   live(): number;
   /** Where each pending timer was created (for a failure's message). */
   origins(): string[];
@@ -21,10 +21,12 @@ export function timerCensus(from = /packages[\\/]node[\\/]src[\\/](checkout|reso
     clearInterval: globalThis.clearInterval,
   };
   const live = new Map<unknown, string>();
+  // The code that called setTimeout itself: a timer made deeper down (the HTTP client's, for a read a
+  // poll started) belongs to that code, not to its caller.
   const origin = (): string | undefined => {
-    const stack = new Error().stack ?? "";
-    const line = stack.split("\n").find((frame) => from.test(frame));
-    return line?.trim();
+    const frames = (new Error().stack ?? "").split("\n").slice(1);
+    const caller = frames.find((frame) => !frame.includes("timer-census"));
+    return caller !== undefined && from.test(caller) ? caller.trim() : undefined;
   };
   globalThis.setTimeout = ((callback: (...args: unknown[]) => void, ms?: number, ...args: unknown[]) => {
     const where = origin();
