@@ -276,13 +276,26 @@ describe("the README's npm path, from the installed tarballs", () => {
       },
     );
     const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-    const stop = () => {
+    const groupAlive = () => {
+      try {
+        process.kill(-(child.pid as number), 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    // npx exits before the paykit-mock it started has closed its store (and released a --data-dir's
+    // lock): stopping waits for the whole process group to be gone.
+    const stop = async () => {
       try {
         process.kill(-(child.pid as number), "SIGTERM");
       } catch {
         // already gone
       }
-      return exited;
+      await exited;
+      for (const deadline = Date.now() + 30_000; groupAlive() && Date.now() < deadline; ) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
     };
     let out = "";
     let err = "";

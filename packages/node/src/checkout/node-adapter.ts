@@ -12,15 +12,25 @@ export interface NodeRequestLike {
 
 /** The part of node:http's `ServerResponse` (or Express's `res`) the adapter writes. */
 export interface NodeResponseLike {
+  /** Whether the status line and headers went out already. */
   readonly headersSent: boolean;
+  /** Whether `end()` was called. */
   readonly writableEnded: boolean;
+  /** Sends the status and headers. */
   writeHead(status: number, headers: Record<string, string | string[]>): unknown;
+  /** Sends the headers now (a stream's first event may come later). */
   flushHeaders?(): void;
+  /** Sends a chunk of the body; `false` when the socket's buffer is full (wait for `drain`). */
   write(chunk: Uint8Array): boolean;
+  /** Ends the answer. */
   end(): unknown;
+  /** Cuts the connection (a handler that failed after the headers went out). */
   destroy(error?: Error): unknown;
+  /** Listens for the connection closing or the buffer draining. */
   on(event: "close" | "drain", listener: () => void): unknown;
+  /** Listens once for the connection closing or the buffer draining. */
   once(event: "close" | "drain", listener: () => void): unknown;
+  /** Stops listening. */
   off(event: "close" | "drain", listener: () => void): unknown;
 }
 
