@@ -55,12 +55,12 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await stopBrowser();
-  await stopWorld();
   const reasons = results.notRun.length ? ` (${results.notRun.join("; ")})` : "";
   console.log(
     `docs: ${blocks.length} blocks, ${results.ran} ran, ${results.failed.length} failed, ${results.notRun.length} not run${reasons}`,
   );
+  await stopBrowser();
+  await stopWorld(); // quiets the console (see there): the summary goes first
 });
 
 describe("docs blocks", () => {
