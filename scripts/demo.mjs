@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// The main job: `pnpm demo` (the end of `npm run quickstart`), after `turbo run build`.
+// The main job: `pnpm demo` (the end of `npm run quickstart`), after `turbo run build` of the checkout
+// example and the packages it uses (the ones `npm run quickstart` installs).
 // It runs the demo merchant of examples/checkout-page (TypeScript, through tsx) on the built packages:
 // interactive on a terminal, the headless scripted flow with --script or when stdin is not a terminal.
 import { spawn } from "node:child_process";
