@@ -190,7 +190,9 @@ async function runScenario(kind: "redis" | "postgres", server: TestService) {
   let effectsOf: () => Promise<string[]>;
   let closeStore: () => Promise<void>;
   if (kind === "redis") {
-    const client = createClient({ url: server.url });
+    // An error listener: without one, node-redis throws its socket errors (a server stopped by the
+    // suite's teardown) as an uncaught exception.
+    const client = createClient({ url: server.url }).on("error", () => undefined);
     await client.connect();
     effectsOf = async () =>
       (await client.sendCommand(["LRANGE", "delivery-test:effects", "0", "-1"])) as string[];
