@@ -5,19 +5,40 @@
 // a normal exit, an uncaught error, a test runner that kills its worker with SIGTERM or SIGKILL.
 // A test still stops its own processes in afterEach/afterAll (`stopGroup`); the reaper is the net.
 import { spawn } from "node:child_process";
-import { rmSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 
 // One registry per process, shared by every copy of this module (a test runner may load it once per
 // test file into the same process).
 const REGISTRY = Symbol.for("paykit.test-process-groups");
-globalThis[REGISTRY] ??= { groups: new Set(), dirs: new Set(), reaper: null, hooked: false };
+// `groups` maps a leader's pid to its start time (see startTimeOf).
+globalThis[REGISTRY] ??= { groups: new Map(), dirs: new Set(), reaper: null, hooked: false };
 const state = globalThis[REGISTRY];
 
-// The reaper reads `+<pgid>`, `-<pgid>`, `+dir <path>` and `-dir <path>` lines on stdin; when stdin
-// closes (its parent is gone) it SIGKILLs every group still listed and removes the listed directories.
+// A pid is a small number that comes round again (pid_max is 32,768 on many machines): a group listed
+// here whose leader has exited may, by the time it is killed, name a new process that some other test
+// started. The kernel keeps a pid out of use while any process of its group lives, so a listed group is
+// still ours when its leader's pid is free, or held by the process that had it when it was listed (same
+// start time, field 22 of /proc/<pid>/stat); otherwise the group is left alone.
+function startTimeOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] ?? "";
+  } catch {
+    return null;
+  }
+}
+const stillOurs = (pgid, start) => {
+  const now = startTimeOf(pgid);
+  return now === null || now === start;
+};
+
+// The reaper reads `+<pgid> <start time>`, `-<pgid>`, `+dir <path>` and `-dir <path>` lines on stdin;
+// when stdin closes (its parent is gone) it SIGKILLs every group still listed and still ours, and
+// removes the listed directories.
 const REAPER = `
-const { rmSync } = require("node:fs");
-const groups = new Set();
+const { readFileSync, rmSync } = require("node:fs");
+${startTimeOf.toString()}
+const groups = new Map();
 const dirs = new Set();
 let pending = "";
 process.stdin.setEncoding("utf8");
@@ -27,12 +48,19 @@ process.stdin.on("data", (chunk) => {
   for (const line of lines) {
     if (line.startsWith("+dir ")) dirs.add(line.slice(5));
     else if (line.startsWith("-dir ")) dirs.delete(line.slice(5));
-    else if (line.startsWith("+")) groups.add(Number(line.slice(1)));
+    else if (line.startsWith("+")) {
+      const [pgid, start] = line.slice(1).split(" ");
+      groups.set(Number(pgid), start);
+    }
     else if (line.startsWith("-")) groups.delete(Number(line.slice(1)));
   }
 });
 process.stdin.on("close", () => {
-  for (const pgid of groups) { try { process.kill(-pgid, "SIGKILL"); } catch {} }
+  for (const [pgid, start] of groups) {
+    const now = startTimeOf(pgid);
+    if (now !== null && now !== start) continue;
+    try { process.kill(-pgid, "SIGKILL"); } catch {}
+  }
   // a killed server may still be writing into its directory for a moment
   setTimeout(() => {
     for (const dir of dirs) { try { rmSync(dir, { recursive: true, force: true }); } catch {} }
@@ -86,11 +114,12 @@ export function adoptGroup(child) {
   if (child.pid === undefined || child.exitCode !== null || child.signalCode !== null) return child;
   hookExit();
   const pgid = child.pid;
-  state.groups.add(pgid);
-  tell(`+${pgid}`);
+  const start = startTimeOf(pgid) ?? "";
+  state.groups.set(pgid, start);
+  tell(`+${pgid} ${start}`);
   child.once("exit", () => {
     // The leader is gone: the rest of its group (if any) goes with it.
-    signalGroup(pgid, "SIGKILL");
+    if (stillOurs(pgid, start)) signalGroup(pgid, "SIGKILL");
     state.groups.delete(pgid);
     tell(`-${pgid}`);
   });
@@ -138,13 +167,15 @@ export function stopGroup(child, { signal = "SIGTERM", graceMs = 5_000 } = {}) {
 /** SIGKILLs every group this process started and has not seen end; answers how many were signalled. */
 export function killAllGroups() {
   let killed = 0;
-  for (const pgid of state.groups) if (signalGroup(pgid, "SIGKILL")) killed += 1;
+  for (const [pgid, start] of state.groups) {
+    if (stillOurs(pgid, start) && signalGroup(pgid, "SIGKILL")) killed += 1;
+  }
   return killed;
 }
 
 /** The process groups started here and still running (their leaders' pids). */
 export function runningGroups() {
-  return [...state.groups];
+  return [...state.groups.keys()];
 }
 
 /**

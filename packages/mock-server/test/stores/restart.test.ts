@@ -110,11 +110,13 @@ describe.each(Object.keys(STORES) as (keyof typeof STORES)[])("a mock on %s, sto
     expect(before.webhooks.find((d) => d.resourceId === pix.id)?.state).toBe("pending");
     await mock.close();
 
-    mock = await createMockServer({ ...options, advanceIntervalMs: 20, autoAdvance: true });
+    // First start without automatic steps: what is read back is exactly what was there (with steps on,
+    // the automatic payout may already have moved on when a busy machine takes a few seconds to start).
+    mock = await createMockServer(options);
     try {
       expect(mock.account).toEqual(keys);
-      expect(await mock.control.getAccount(keys.accountId)).toEqual({ ...before.account, autoAdvance: true });
-      expect(await mock.control.getAccount(other.accountId)).toEqual({ ...before.other, autoAdvance: true });
+      expect(await mock.control.getAccount(keys.accountId)).toEqual(before.account);
+      expect(await mock.control.getAccount(other.accountId)).toEqual(before.other);
       expect(
         Math.abs(
           Date.parse((await mock.control.accountClock(other.accountId)).now) -
@@ -131,6 +133,12 @@ describe.each(Object.keys(STORES) as (keyof typeof STORES)[])("a mock on %s, sto
       expect((await api().get(`/payout?referenceId=${waiting.referenceId}`)).body.data[0].status).toBe(
         "AWAITING_APPROVAL",
       );
+    } finally {
+      await mock.close();
+    }
+
+    mock = await createMockServer({ ...options, advanceIntervalMs: 20, autoAdvance: true });
+    try {
       // the automatic payout moves on from where it was, one step per interval
       await expect
         .poll(
