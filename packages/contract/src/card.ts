@@ -1,12 +1,12 @@
 import * as z from "zod/mini";
-import { text } from "./fields.js";
+import { storableJson, storableString, text } from "./fields.js";
 import { isValidCardNumber, isValidCvv, isValidExpiry } from "./validators/index.js";
 
 /** Number of installments of a card payin: 1 to 12. */
 export const Installments = z.int().check(z.gte(1), z.lte(12));
 
 // "Inner fields: not shown" in the spec: kept as an opaque object and passed through as sent.
-const ThreeDSecureData = z.record(z.string(), z.unknown());
+const ThreeDSecureData = storableJson(z.record(z.string(), z.unknown()));
 
 /** A card given by the acquirer's token instead of its data. */
 export const CardToken = z.strictObject({
@@ -21,16 +21,16 @@ export type CardToken = z.infer<typeof CardToken>;
 export const CardData = z
   .strictObject({
     holderName: text(100),
-    number: z.string().check(
+    number: storableString(
       z.refine(isValidCardNumber, {
         error: "must be a valid card number: 13-19 digits passing the Luhn check",
       }),
     ),
-    expirationMonth: z
-      .string()
-      .check(z.regex(/^(0[1-9]|1[0-2])$/, { error: "must be a two-digit month, 01-12" })),
-    expirationYear: z.string().check(z.regex(/^\d{4}$/, { error: "must be a four-digit year" })),
-    cvv: z.string().check(z.refine(isValidCvv, { error: "must be 3 or 4 digits" })),
+    expirationMonth: storableString(
+      z.regex(/^(0[1-9]|1[0-2])$/, { error: "must be a two-digit month, 01-12" }),
+    ),
+    expirationYear: storableString(z.regex(/^\d{4}$/, { error: "must be a four-digit year" })),
+    cvv: storableString(z.refine(isValidCvv, { error: "must be 3 or 4 digits" })),
     installments: Installments,
     threeDSecure: z.optional(ThreeDSecureData),
   })

@@ -1,24 +1,24 @@
 import * as z from "zod/mini";
-import { text } from "./fields.js";
+import { storableString, text } from "./fields.js";
 import { isValidCep, isValidCpf, isValidEmail, isValidPhone, UF_CODES } from "./validators/index.js";
 
 /** The payer's CPF: 11 digits, digits only, with valid check digits. */
-export const Cpf = z
-  .string()
-  .check(z.refine(isValidCpf, { error: "must be a valid CPF (11 digits, digits only)" }));
+export const Cpf = storableString(
+  z.refine(isValidCpf, { error: "must be a valid CPF (11 digits, digits only)" }),
+);
 
 /** A phone number: digits only, 55 + area code + number (12 or 13 digits). */
-export const Phone = z
-  .string()
-  .check(z.refine(isValidPhone, { error: "must be 55 + area code + number, digits only (12 or 13 digits)" }));
+export const Phone = storableString(
+  z.refine(isValidPhone, { error: "must be 55 + area code + number, digits only (12 or 13 digits)" }),
+);
 
 /** A postal code (CEP): exactly 8 digits. */
-export const ZipCode = z
-  .string()
-  .check(z.refine(isValidCep, { error: "must be a CEP of 8 digits, digits only" }));
+export const ZipCode = storableString(
+  z.refine(isValidCep, { error: "must be a CEP of 8 digits, digits only" }),
+);
 
 /** An e-mail address. */
-export const Email = z.string().check(z.refine(isValidEmail, { error: "must be a valid e-mail address" }));
+export const Email = storableString(z.refine(isValidEmail, { error: "must be a valid e-mail address" }));
 
 /** A two-letter Brazilian state code (UF). */
 export const Uf = z.enum(UF_CODES);

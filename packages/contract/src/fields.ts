@@ -1,8 +1,42 @@
 import * as z from "zod/mini";
 import { MAX_AMOUNT_CENTS } from "./amounts.js";
+import { isStorableText, STORABLE_TEXT_MESSAGE, unstorableTextPaths } from "./storable-text.js";
 import { isValidIpv4 } from "./validators/index.js";
 
 export { MAX_AMOUNT_CENTS };
+
+// One check object for every text field: a string schema of a request is built by storableString, so
+// the rule is written once (docs/decisions.md ("Storable text")).
+const storable = z.refine<string>(isStorableText, { error: STORABLE_TEXT_MESSAGE });
+
+/**
+ * A string schema whose value must be storable text (no lone UTF-16 surrogate, no NUL), then pass
+ * `checks`: every text field of a request is one.
+ */
+export function storableString(...checks: StringCheck[]) {
+  return z.string().check(storable, ...checks);
+}
+
+type StringCheck = Parameters<z.ZodMiniString["check"]>[number];
+
+/**
+ * Adds to an opaque JSON schema (split rules, 3DS data) the storable-text rule for every string and
+ * object key inside it, each failure at its own path.
+ */
+export function storableJson<S extends z.ZodMiniType>(schema: S): S {
+  return schema.check(
+    z.superRefine((value, ctx) => {
+      for (const { path, key } of unstorableTextPaths(value)) {
+        ctx.issues.push({
+          code: "custom",
+          path,
+          message: key ? `keys ${STORABLE_TEXT_MESSAGE}` : STORABLE_TEXT_MESSAGE,
+          input: undefined,
+        });
+      }
+    }),
+  ) as S;
+}
 
 // Upper bounds keep a hostile or buggy caller from storing megabytes in one field; they are
 // generous for real data (the spec leaves them open; docs/decisions.md ("Requests") records them).
@@ -15,13 +49,13 @@ export function centsUpTo(max: number) {
   return z.int().check(z.gte(1), z.lte(max));
 }
 
-/** A non-empty string of at most `max` characters (unicode is fine). */
+/** A non-empty string of at most `max` characters (unicode is fine; storable text, see {@link storableString}). */
 export function text(max: number) {
-  return z.string().check(z.minLength(1), z.maxLength(max));
+  return storableString(z.minLength(1), z.maxLength(max));
 }
 
 /** The merchant's own id for reconciliation: 1-100 characters, no control characters. */
-export const ReferenceId = z.string().check(
+export const ReferenceId = storableString(
   z.minLength(1),
   z.maxLength(100),
   // U+0000-U+001F and U+007F-U+009F are exactly Unicode's Cc class, spelled so every regex engine (RE2 too) reads it.
@@ -30,7 +64,7 @@ export const ReferenceId = z.string().check(
 );
 
 /** An absolute http(s) URL of at most 2048 characters that receives webhooks. */
-export const HttpUrl = z.string().check(
+export const HttpUrl = storableString(
   z.maxLength(2048),
   z.refine(
     (value) => {
@@ -46,12 +80,12 @@ export const HttpUrl = z.string().check(
 );
 
 /** A dotted-quad IPv4 address. */
-export const Ipv4 = z.string().check(z.refine(isValidIpv4, { error: "must be a dotted IPv4 address" }));
+export const Ipv4 = storableString(z.refine(isValidIpv4, { error: "must be a dotted IPv4 address" }));
 
 const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /** An ISO 8601 date or date-time (`2026-01-31` or `2026-01-31T12:00:00Z`). */
-export const IsoDateTime = z.string().check(
+export const IsoDateTime = storableString(
   z.refine((value) => ISO_DATE.test(value) && !Number.isNaN(Date.parse(value)), {
     error: "must be an ISO 8601 date or date-time",
   }),

@@ -46,7 +46,17 @@ export {
   isKnownErrorCode,
   type KnownErrorCode,
 } from "./error.js";
-export { Cents, centsUpTo, HttpUrl, Ipv4, IsoDateTime, MAX_AMOUNT_CENTS, ReferenceId } from "./fields.js";
+export {
+  Cents,
+  centsUpTo,
+  HttpUrl,
+  Ipv4,
+  IsoDateTime,
+  MAX_AMOUNT_CENTS,
+  ReferenceId,
+  storableJson,
+  storableString,
+} from "./fields.js";
 export { KEY_PREFIXES, keyMode, PAYIN_ID_PREFIX, PAYOUT_ID_PREFIX } from "./ids.js";
 export {
   Antifraud,
@@ -127,6 +137,7 @@ export {
   type PaymentMethod,
   type PayoutStatus,
 } from "./status.js";
+export { isStorableText, STORABLE_TEXT_MESSAGE, unstorableTextPaths } from "./storable-text.js";
 export { issuesToDetails, type ValidationResult, validate } from "./validate.js";
 export {
   type CardBrand,

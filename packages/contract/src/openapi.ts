@@ -499,7 +499,9 @@ export function buildOpenApiDocument(version = "0.1.0"): Json {
         "Payins by PIX, BOLETO, CREDIT_CARD and OPEN_FINANCE, payouts to a PIX key, and their webhooks. " +
         "Amounts are integer cents of BRL. Generated from @paykit/contract.\n\n" +
         "Rules a JSON Schema cannot state are named on their fields (`x-paykit-rule`) and listed in " +
-        "`x-paykit-rules`. Response objects may gain fields and enums may gain values in a later version: " +
+        "`x-paykit-rules`. Every text field of a request, inside `split` rules and 3DS data too, must not " +
+        "contain a lone UTF-16 surrogate or a NUL character (INVALID_DATA on that field). " +
+        "Response objects may gain fields and enums may gain values in a later version: " +
         "clients should ignore unknown fields and keep unknown status strings.",
       license: { name: "MIT", identifier: "MIT" },
       contact: { name: "Paykit maintainers" },

@@ -1,7 +1,7 @@
 import * as z from "zod/mini";
 import { Card } from "./card.js";
 import { Customer, CustomerRecord, OpenFinanceCustomer } from "./customer.js";
-import { centsUpTo, HttpUrl, Ipv4, MAX_AMOUNT_CENTS, ReferenceId, text } from "./fields.js";
+import { centsUpTo, HttpUrl, Ipv4, MAX_AMOUNT_CENTS, ReferenceId, storableJson, text } from "./fields.js";
 import type { PayinStatus, PaymentMethod } from "./status.js";
 
 /** One line of the order: what was sold, how many, and the unit price in cents. */
@@ -21,7 +21,7 @@ export type Antifraud = z.infer<typeof Antifraud>;
 
 // "Structure of a split rule: not shown": each rule is passed through untouched.
 /** Rules that split the payment between recipients; opaque to this version. */
-export const Split = z.array(z.record(z.string(), z.unknown())).check(z.maxLength(100));
+export const Split = storableJson(z.array(z.record(z.string(), z.unknown())).check(z.maxLength(100)));
 
 const payinShape = {
   referenceId: ReferenceId,

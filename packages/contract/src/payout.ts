@@ -1,5 +1,13 @@
 import * as z from "zod/mini";
-import { centsUpTo, HttpUrl, IsoDateTime, MAX_AMOUNT_CENTS, ReferenceId, text } from "./fields.js";
+import {
+  centsUpTo,
+  HttpUrl,
+  IsoDateTime,
+  MAX_AMOUNT_CENTS,
+  ReferenceId,
+  storableString,
+  text,
+} from "./fields.js";
 import { PAYOUT_STATUSES, type PayoutStatus } from "./status.js";
 import {
   isValidCnpj,
@@ -30,7 +38,7 @@ export const PayoutCreateParams = z
     referenceId: ReferenceId,
     beneficiaryName: z.optional(text(200)),
     beneficiaryDocument: z.optional(
-      z.string().check(
+      storableString(
         z.refine((doc) => isValidCpf(doc) || isValidCnpj(doc), {
           error: "must be a valid CPF or CNPJ, digits only",
         }),

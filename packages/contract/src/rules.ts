@@ -30,6 +30,7 @@ export {
   type PaymentMethod,
   type PayoutStatus,
 } from "./status.js";
+export { isStorableText, STORABLE_TEXT_MESSAGE } from "./storable-text.js";
 export {
   WEBHOOK_HEADERS,
   WEBHOOK_RETRY_DELAYS_MS,

@@ -1,9 +1,17 @@
-import { IsoDateTime, MAX_AMOUNT_CENTS, PAYMENT_METHODS, PIX_KEY_TYPES } from "@paykit/contract";
+import {
+  IsoDateTime,
+  MAX_AMOUNT_CENTS,
+  PAYMENT_METHODS,
+  PIX_KEY_TYPES,
+  storableString,
+} from "@paykit/contract";
 import * as z from "zod/mini";
 import { CLOCK_MAX_MS, CLOCK_MIN_MS, clockTimeOf } from "./clock.js";
 
 // Shapes of the mock's own control API (docs/decisions.md ("The mock server: control API")). They are not
-// wire shapes of the service, so they live here rather than in @paykit/contract.
+// wire shapes of the service, so they live here rather than in @paykit/contract. Every text field is a
+// storableString, the contract's one rule for text (docs/decisions.md ("Storable text")): what a control
+// call accepts, every store keeps.
 
 // Money settings are capped so that every balance sum stays an exact integer (docs/decisions.md).
 const MAX_SETTING_CENTS = MAX_AMOUNT_CENTS.PAYOUT;
@@ -40,9 +48,9 @@ const settings = {
   autoAdvance: z.optional(z.boolean()),
   pixDirectory: z.optional(z.enum(["open", "strict"])),
   webhookSecret: z.optional(
-    z
-      .string()
-      .check(z.regex(/^whsec_[A-Za-z0-9+/]{16,}={0,2}$/, { error: "must be whsec_ followed by base64" })),
+    storableString(
+      z.regex(/^whsec_[A-Za-z0-9+/]{16,}={0,2}$/, { error: "must be whsec_ followed by base64" }),
+    ),
   ),
   fees: z.optional(Fees),
   limits: z.optional(Limits),
@@ -55,18 +63,14 @@ export const CreateAccountBody = z.strictObject({
   ...settings,
   balance: z.optional(z.int().check(z.gte(0), z.lte(MAX_OPENING_BALANCE_CENTS))),
   publicKey: z.optional(
-    z
-      .string()
-      .check(
-        z.regex(/^pk_test_[A-Za-z0-9_]{8,100}$/, { error: "must be pk_test_ and 8-100 letters or digits" }),
-      ),
+    storableString(
+      z.regex(/^pk_test_[A-Za-z0-9_]{8,100}$/, { error: "must be pk_test_ and 8-100 letters or digits" }),
+    ),
   ),
   secretKey: z.optional(
-    z
-      .string()
-      .check(
-        z.regex(/^sk_test_[A-Za-z0-9_]{8,100}$/, { error: "must be sk_test_ and 8-100 letters or digits" }),
-      ),
+    storableString(
+      z.regex(/^sk_test_[A-Za-z0-9_]{8,100}$/, { error: "must be sk_test_ and 8-100 letters or digits" }),
+    ),
   ),
 });
 
@@ -92,7 +96,7 @@ export const ClockBody = z.strictObject({
   now: z.optional(
     z.pipe(
       IsoDateTime,
-      z.string().check(
+      storableString(
         z.refine(
           (value) => {
             const ms = clockTimeOf(value);
@@ -112,14 +116,14 @@ export const MAX_FAULT_PATH = 2048;
 
 /** Body of `POST /_mock/faults`. */
 export const FaultBody = z.strictObject({
-  method: z.optional(z.string().check(z.regex(/^[A-Za-z]{1,10}$/, { error: "must be an HTTP method" }))),
-  path: z.string().check(z.maxLength(MAX_FAULT_PATH), z.regex(/^\/\S*$/, { error: "must start with /" })),
+  method: z.optional(storableString(z.regex(/^[A-Za-z]{1,10}$/, { error: "must be an HTTP method" }))),
+  path: storableString(z.maxLength(MAX_FAULT_PATH), z.regex(/^\/\S*$/, { error: "must start with /" })),
   status: z.optional(z.int().check(z.gte(400), z.lte(599))),
-  code: z.optional(z.string().check(z.minLength(1), z.maxLength(100))),
+  code: z.optional(storableString(z.minLength(1), z.maxLength(100))),
   times: z.optional(z.int().check(z.gte(1))),
   latencyMs: z.optional(z.int().check(z.gte(0), z.lte(120_000))),
   dropResponse: z.optional(z.boolean()),
-  accountId: z.optional(z.string().check(z.minLength(1), z.maxLength(100))),
+  accountId: z.optional(storableString(z.minLength(1), z.maxLength(100))),
 });
 
 /** Body of `POST /_mock/rate-limit`: `{ limit: null }` switches it off. */
@@ -130,23 +134,23 @@ export const RateLimitBody = z.strictObject({
 
 /** Body of `POST /_mock/pix-keys`. */
 export const PixKeyBody = z.strictObject({
-  key: z.string().check(z.minLength(1), z.maxLength(77)),
+  key: storableString(z.minLength(1), z.maxLength(77)),
   type: z.enum(PIX_KEY_TYPES),
-  name: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
-  document: z.optional(z.string()),
-  ispb: z.optional(z.string().check(z.regex(/^\d{8}$/, { error: "must be 8 digits" }))),
-  accountId: z.optional(z.string().check(z.minLength(1), z.maxLength(100))),
+  name: z.optional(storableString(z.minLength(1), z.maxLength(200))),
+  document: z.optional(storableString()),
+  ispb: z.optional(storableString(z.regex(/^\d{8}$/, { error: "must be 8 digits" }))),
+  accountId: z.optional(storableString(z.minLength(1), z.maxLength(100))),
 });
 
 /** Body the challenge page posts to `/_mock/acquirer/challenge`. */
 export const ChallengeBody = z.strictObject({
-  tx: z.string().check(z.minLength(1), z.maxLength(100)),
-  session: z.nullable(z.string().check(z.maxLength(200))),
+  tx: storableString(z.minLength(1), z.maxLength(100)),
+  session: z.nullable(storableString(z.maxLength(200))),
   action: z.enum(["approve", "reject"]),
 });
 
 /** Query of `GET /_mock/payins` and `GET /_mock/payouts` (limit already read as a number when numeric). */
 export const ListQuery = z.strictObject({
-  accountId: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+  accountId: z.optional(storableString(z.minLength(1), z.maxLength(200))),
   limit: z.optional(z.int().check(z.gte(1), z.lte(1000))),
 });

@@ -1,3 +1,4 @@
+import { isStorableText, STORABLE_TEXT_MESSAGE } from "@paykit/contract/rules";
 import { PaykitValidationError } from "../errors/validation-error.js";
 
 /**
@@ -12,6 +13,12 @@ export function path(strings: TemplateStringsArray, ...values: string[]): string
     if (typeof value !== "string" || value.length === 0 || value === "." || value === "..") {
       throw new PaykitValidationError("INVALID_DATA", "id must be a non-empty id string", [
         { path: "id", message: "must be a non-empty id string" },
+      ]);
+    }
+    // encodeURIComponent throws a URIError on a lone surrogate: refuse it as the contract's text rule does.
+    if (!isStorableText(value)) {
+      throw new PaykitValidationError("INVALID_DATA", `id ${STORABLE_TEXT_MESSAGE}`, [
+        { path: "id", message: STORABLE_TEXT_MESSAGE },
       ]);
     }
     out += encodeURIComponent(value) + (strings[i + 1] ?? "");
