@@ -34,14 +34,20 @@ if (SKIP_BROWSER) {
 
 /**
  * Launches headless Chromium; `screenshots`, when given, is a directory made ready for page
- * screenshots. Close the browser in afterAll; it is killed anyway when the test process ends.
+ * screenshots; `args` are Chromium flags added to {@link CHROMIUM_ARGS} (a test's
+ * `--host-resolver-rules`). Close the browser in afterAll; it is killed anyway when the test process ends.
  */
-export async function launchChromium(options: { screenshots?: string } = {}): Promise<Browser> {
+export async function launchChromium(
+  options: { screenshots?: string; args?: string[] } = {},
+): Promise<Browser> {
   if (!existsSync(CHROMIUM_PATH)) {
     throw new Error(
       `No Chromium at ${CHROMIUM_PATH}: the real-browser tests must run in CI. Install Debian's chromium or set CHROMIUM_PATH.`,
     );
   }
   if (options.screenshots !== undefined) mkdirSync(options.screenshots, { recursive: true });
-  return chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  return chromium.launch({
+    executablePath: CHROMIUM_PATH,
+    args: [...CHROMIUM_ARGS, ...(options.args ?? [])],
+  });
 }

@@ -1,5 +1,6 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
+import { request as httpRequest } from "node:http";
 import { createRequire } from "node:module";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -90,6 +91,31 @@ describe("paykit-mock (docs/decisions.md: The mock server: starting it)", () => 
     20_000,
   );
 
+  it("answers /_mock under the --allowed-hosts names, and refuses another name with the flag to add", async () => {
+    const { child, lines } = start(["--port", "0", "--allowed-hosts", "mock.team.example"]);
+    children.push(child);
+    const url = new URL(((await lines.next()).value as string).slice("Paykit mock listening on ".length));
+    const statusFor = (host: string) =>
+      new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = httpRequest(
+          { hostname: url.hostname, port: url.port, path: "/_mock/clock", headers: { host }, setHost: false },
+          (res) => {
+            let body = "";
+            res.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
+            res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+          },
+        );
+        req.on("error", reject);
+        req.end();
+      });
+    expect((await statusFor("mock.team.example")).status).toBe(200);
+    const refused = await statusFor("other.team.example");
+    expect(refused.status).toBe(403);
+    expect(JSON.parse(refused.body).message).toContain("--allowed-hosts other.team.example");
+    child.kill("SIGTERM");
+    expect((await once(child, "exit"))[0]).toBe(0);
+  }, 20_000);
+
   it.each([
     [["--host", "0.0.0.0"], /--admin-token/],
     [["--port", "70000"], /--port/],
@@ -101,6 +127,9 @@ describe("paykit-mock (docs/decisions.md: The mock server: starting it)", () => 
     [["--admin-token", "secret-token-1\n"], /whitespace/],
     [["--public-url", "ftp://mock.test"], /http/],
     [["--public-url", "not a url"], /absolute/],
+    [["--allowed-hosts", "https://mock.team.example"], /--allowed-hosts: .*without scheme or port/],
+    [["--allowed-hosts", "mock.team.example:8080"], /--allowed-hosts: .*without scheme or port/],
+    [["--allowed-hosts", " , "], /--allowed-hosts needs host names/],
     [["--shared"], /--shared needs --admin-token/],
     [["--store", "postgres://u@127.0.0.1:5432/db"], /--store postgres:\/\/… is a sandbox a team shares/],
     [["--store", "mysql://u@h/db", "--admin-token", "secret-token-1"], /PostgreSQL URL/],
@@ -113,6 +142,9 @@ describe("paykit-mock (docs/decisions.md: The mock server: starting it)", () => 
     expect(parseCliArgs(["--host", "[::1]"])).toMatchObject({ host: "::1" });
     expect(parseCliArgs(["--public-url", "https://mock.example/"])).toMatchObject({
       publicUrl: "https://mock.example",
+    });
+    expect(parseCliArgs(["--allowed-hosts", "mock.team.example, .preview.example"])).toMatchObject({
+      allowedHosts: ["mock.team.example", ".preview.example"],
     });
   });
 
@@ -127,6 +159,7 @@ describe("paykit-mock (docs/decisions.md: The mock server: starting it)", () => 
       webhookSecret: undefined,
       strictPixDirectory: false,
       publicUrl: undefined,
+      allowedHosts: [],
     });
   });
 

@@ -160,7 +160,9 @@ describe("the Host header over node:http", () => {
   );
 
   it("hands out URLs from its listening address, never from a hostile Host", async () => {
-    await using mock = await createMockServer({ autoAdvance: false });
+    // evil.example is allowed here to show what the script says; by default /_mock refuses it
+    // (test/host-allow-list.test.ts)
+    await using mock = await createMockServer({ autoAdvance: false, allowedHosts: ["evil.example"] });
     const script = await rawGet(mock.url, "/_mock/acquirer/three-ds.js", "evil.example");
     expect(script.status).toBe(200);
     expect(script.body).toContain(mock.url);

@@ -2,16 +2,20 @@ import { isUtf8 } from "node:buffer";
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { ApiError } from "../../domain/errors.js";
 import type { MockEngine } from "../../http/engine.js";
+import type { HostAllowList } from "../../http/host-guard.js";
 import { type EngineResponse, errorResponse, MAX_BODY_BYTES } from "../../http/messages.js";
 
 /**
  * A node:http request listener over a mock engine. It reads the body while streaming and answers 413
  * as soon as it passes 1 MiB (then discards the rest, within bounds, see {@link refuse}), builds the engine's request without a web `Request` (the fast path
  * measured in bench/run.mjs), and cuts the socket after the handler ran for `dropResponse` faults.
+ * `/_mock/*` (control API, dashboard, customer pages) answers only the Host names `hosts` allows (403
+ * `FORBIDDEN_HOST`, against DNS rebinding); the merchant API needs the account's keys and is not checked.
  */
 export function nodeListener(
   engine: MockEngine,
   publicBase: () => string,
+  hosts: HostAllowList,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   return (req, res) => {
     const declared = Number(req.headers["content-length"] ?? "0");
@@ -67,10 +71,17 @@ export function nodeListener(
       const raw = req.url ?? "/";
       const q = raw.indexOf("?");
       const headers = req.headers;
+      const path = q === -1 ? raw : raw.slice(0, q);
+      // Checked here, where the client's own Host is seen: a follower relays to the leader under the
+      // leader's name, and the msw adapter and engine.handle have no Host of their own.
+      if ((path === "/_mock" || path.startsWith("/_mock/")) && !hosts.allows(headers.host)) {
+        write(res, errorResponse(hosts.refusal(headers.host ?? "")));
+        return;
+      }
       engine
         .dispatch({
           method: (req.method ?? "GET").toUpperCase(),
-          path: q === -1 ? raw : raw.slice(0, q),
+          path,
           query: q === -1 ? "" : raw.slice(q + 1),
           base: publicBase(),
           header: (name) => {

@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { parseAllowedHost } from "../../http/host-guard.js";
 
 /** The options of the `paykit-mock` command line. */
 export interface CliOptions {
@@ -11,6 +12,8 @@ export interface CliOptions {
   webhookSecret: string | undefined;
   strictPixDirectory: boolean;
   publicUrl: string | undefined;
+  /** `--allowed-hosts`: more names the control API and pages answer (empty: none). */
+  allowedHosts: string[];
   maxRecords: number | undefined;
   /** `--data-dir` (PGlite) or `--store` (PostgreSQL); memory when absent. */
   store: { dataDir: string } | { url: string } | undefined;
@@ -44,6 +47,11 @@ Options of the server:
                           then derived from them: the same at every start, so a .env stays valid
   --webhook-secret <s>    fix the default account's webhook signing secret (whsec_…)
   --public-url <url>      the mock's URL as clients reach it (behind a proxy); default: the listening address
+  --allowed-hosts <names> more host names, comma-separated, that /_mock (control API, dashboard, pages)
+                          answers; .team.example allows every name under it. Always allowed: localhost,
+                          *.localhost, IP addresses, --host, and the hosts of --public-url and --peer-url.
+                          Any other Host is 403 FORBIDDEN_HOST (against DNS rebinding: a page on another
+                          name that resolves to the mock would read it)
   --max-records <n>       keep at most n payins and n payouts per account, dropping the oldest final ones
   --data-dir <dir>        keep the state in <dir> (PGlite, embedded PostgreSQL): it survives restarts
   --store <postgres://…>  keep the state in PostgreSQL: a sandbox a team shares, across restarts and
@@ -72,6 +80,7 @@ export function parseCliArgs(argv: string[]): CliOptions | "help" {
       "webhook-secret": { type: "string" },
       "strict-pix-directory": { type: "boolean" },
       "public-url": { type: "string" },
+      "allowed-hosts": { type: "string" },
       "max-records": { type: "string" },
       "data-dir": { type: "string" },
       store: { type: "string" },
@@ -129,6 +138,7 @@ export function parseCliArgs(argv: string[]): CliOptions | "help" {
     webhookSecret,
     strictPixDirectory: values["strict-pix-directory"] ?? false,
     publicUrl: publicUrlOf(values["public-url"]),
+    allowedHosts: allowedHostsOf(values["allowed-hosts"]),
     maxRecords: maxRecordsOf(values["max-records"]),
     store,
     peerUrl: peerUrlOf(values["peer-url"], store),
@@ -156,6 +166,23 @@ function storeOf(dataDir: string | undefined, url: string | undefined): CliOptio
   if (!/^postgres(ql)?:\/\/[^\s]+$/.test(url))
     throw new Error("--store must be a PostgreSQL URL: postgres://user@host:port/database");
   return { url };
+}
+
+function allowedHostsOf(value: string | undefined): string[] {
+  if (value === undefined) return [];
+  const entries = value
+    .split(",")
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== "");
+  if (entries.length === 0) throw new Error("--allowed-hosts needs host names, comma-separated");
+  for (const entry of entries) {
+    try {
+      parseAllowedHost(entry);
+    } catch (error) {
+      throw new Error(`--allowed-hosts: ${(error as Error).message}`);
+    }
+  }
+  return entries;
 }
 
 function maxRecordsOf(value: string | undefined): number | undefined {

@@ -29,6 +29,7 @@ async function main(argv: string[]): Promise<void> {
       port: options.port,
       host: options.host,
       ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
+      allowedHosts: options.allowedHosts,
       ...(options.store === undefined ? {} : { store: options.store }),
       ...(options.peerUrl === undefined ? {} : { peerUrl: options.peerUrl }),
       autoAdvance: !options.manual,

@@ -2,6 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { ApiError } from "../../domain/errors.js";
 import type { MockEngine } from "../../http/engine.js";
+import type { HostAllowList } from "../../http/host-guard.js";
 import { errorResponse } from "../../http/messages.js";
 import { nodeListener } from "./adapter.js";
 
@@ -16,16 +17,18 @@ export interface ListeningMock {
 
 /**
  * Serves an engine on `host:port` (port 0 picks a free one). The URLs the mock hands out use
- * `publicUrl` when given (a mock behind a proxy or another name), else the listening address.
+ * `publicUrl` when given (a mock behind a proxy or another name), else the listening address;
+ * `/_mock/*` answers only the Host names `hosts` allows.
  */
 export function listen(
   engine: MockEngine,
   port: number,
   host: string,
-  publicUrl?: string,
+  publicUrl: string | undefined,
+  hosts: HostAllowList,
 ): Promise<ListeningMock> {
   let base = publicUrl?.replace(/\/$/, "") ?? "";
-  const server = createServer(nodeListener(engine, () => base));
+  const server = createServer(nodeListener(engine, () => base, hosts));
   server.keepAliveTimeout = 5_000;
   server.on("clientError", answerClientError);
   return new Promise((resolve, reject) => {
