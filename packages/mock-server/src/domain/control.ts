@@ -400,12 +400,14 @@ async function callOp<T>(operation: () => T | Promise<T>): Promise<T> {
 
 /** The {@link MockControl} of an in-process engine: direct calls, no HTTP. */
 export function directControl(ops: ControlOperations, saved?: () => Promise<void>): MockControl {
-  // With a durable store, a direct call resolves once its changes are saved, like an HTTP call.
+  // With a durable store, a direct call resolves once its changes are saved, like an HTTP call (and
+  // rejects with the store's 503 when they are not).
   const call =
     saved === undefined
       ? callOp
       : <T>(op: () => T | Promise<T>) =>
-          callOp(op).then(async (r: T) => {
+          callOp(async () => {
+            const r = await op();
             await saved();
             return r;
           });

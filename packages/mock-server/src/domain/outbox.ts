@@ -72,7 +72,11 @@ interface DeliveryState {
 export interface OutboxHooks {
   /** A delivery was queued, attempted or redelivered. */
   changed(deliveryId: string): void;
-  /** Resolves once the delivery (and the status change behind it) is saved: an event is sent only then. */
+  /**
+   * Resolves once the delivery (and the status change behind it) is committed: an event is sent only
+   * then. Rejects when the save failed: the event is not sent, and the engine goes back to what the
+   * store holds (which sends every saved delivery still pending, under its own `webhook-id`).
+   */
   saved(): Promise<void>;
 }
 
@@ -307,9 +311,17 @@ export class Outbox {
   #start(d: DeliveryState): void {
     if (this.#closed) return;
     const run = async (): Promise<void> => {
-      // With a durable store an event leaves only once it is saved: a crash never sends a status
-      // change that a restart would not know.
-      if (this.hooks !== null) await this.hooks.saved().catch(() => {});
+      // With a durable store an event leaves only once it is committed: neither a crash nor a failed
+      // save sends a status change that the store does not hold (docs/decisions.md ("Webhooks only for
+      // committed changes")). After a failed save the state is read back, and the delivery with it if
+      // it was saved: that copy sends it, this one never does.
+      if (this.hooks !== null) {
+        const committed = await this.hooks.saved().then(
+          () => true,
+          () => false,
+        );
+        if (!committed || this.#closed || this.#byId.get(d.entry.id) !== d) return;
+      }
       const delivered = await this.#attempt(d);
       if (delivered && d.duplicate) await this.#attempt(d);
     };

@@ -1,3 +1,4 @@
+import { ApiError } from "./errors.js";
 import type { MockState } from "./state.js";
 
 /**
@@ -9,7 +10,26 @@ export interface StatePersistence {
   attach(state: MockState): void;
   /**
    * Resolves once every change made so far is saved; the engine answers a request only then, so a
-   * `201` is never lost by a crash. Rejects when the store failed to save them.
+   * `201` is never lost by a crash. Rejects when the store failed to save them (with the 503 of
+   * {@link changesNotStored} once the store says what happened to them).
    */
   saved(): Promise<void>;
+  /**
+   * How many times the state was read back from the store after a failed save. A request answered
+   * across one was answered from changes the store does not hold, and must not be answered as done.
+   */
+  readonly reloads?: number;
+}
+
+/**
+ * The 503 of a request whose changes a failed save did not store (`"no"`), or whose save was cut off
+ * while committing (`"unknown"`): the engine then goes back to what its store holds (docs/decisions.md
+ * ("Webhooks only for committed changes")).
+ */
+export function changesNotStored(outcome: "no" | "unknown"): ApiError {
+  const message =
+    outcome === "no"
+      ? "the mock's store failed to save this request's changes: they are NOT stored, and the mock goes back to what its store holds; send the request again"
+      : "the mock's store was cut off while committing this request's changes: they may or may not be stored; read the resource back (a payout by its referenceId) before sending the request again";
+  return new ApiError("INTERNAL_ERROR", message, { status: 503, headers: { "retry-after": "1" } });
 }

@@ -2,7 +2,7 @@ import type { AccountKeys } from "../domain/accounts.js";
 import { ControlOperations, directControl, type MockControl } from "../domain/control.js";
 import { ApiError } from "../domain/errors.js";
 import { expireOnClock } from "../domain/payins.js";
-import type { StatePersistence } from "../domain/persistence.js";
+import { changesNotStored, type StatePersistence } from "../domain/persistence.js";
 import { type EngineOptions, MockState } from "../domain/state.js";
 import { authorizeSharedControlCall, checkAdminToken } from "./control-access.js";
 import { type EngineRequest, type EngineResponse, errorResponse, MAX_BODY_BYTES } from "./messages.js";
@@ -50,6 +50,12 @@ export interface CreateEngineOptions extends EngineOptions {
    * @default none: the state lives in this process's memory
    */
   persistence?: StatePersistence;
+  /**
+   * With `persistence`: called with each answer before the request's changes are saved, so that a store
+   * can save the answer with them (a cluster's leader does, for a request a follower may send again).
+   * @default nothing
+   */
+  beforeSave?: (request: EngineRequest, response: EngineResponse) => void;
 }
 
 /**
@@ -110,16 +116,23 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
       if (req.method === "HEAD") return withoutBody(await answer({ ...req, method: "GET" }));
       return answer(req);
     }
+    const reloads = persistence.reloads;
     const response =
       req.method === "HEAD" ? withoutBody(await answer({ ...req, method: "GET" })) : await answer(req);
+    options.beforeSave?.(req, response);
     try {
       await persistence.saved();
+      // answered from a state that a failed save made the store read back meanwhile
+      if (persistence.reloads !== reloads) throw changesNotStored("no");
     } catch (error) {
+      // the store's own 503 says whether the changes are stored
+      if (error instanceof ApiError) return errorResponse(error);
       onError?.(error);
       return errorResponse(
         new ApiError(
           "INTERNAL_ERROR",
-          "the mock could not save this request's changes to its store; they are kept and saved again with the next change",
+          "the mock's store failed while saving this request's changes: they may or may not be stored",
+          { status: 503, headers: { "retry-after": "1" } },
         ),
       );
     }

@@ -54,7 +54,8 @@ export async function openDurableStore(
   try {
     await migrate(db);
     const store = new SqlStateStore(db);
-    persister = new Persister(store, await store.load(), onError);
+    // one process holds the directory: after a failed save it reads the committed state back itself
+    persister = new Persister(store, await store.load(), onError, { reload: () => store.load() });
   } catch (error) {
     await db.close().catch(() => {});
     unlock();

@@ -1,17 +1,31 @@
 // Saves an engine's changes to a durable store, in order, a batch at a time: changes made while a save
 // is running go into the next one (group commit), so a burst of requests costs a few transactions, not
-// one each. A request is answered once the batch holding its changes is committed.
+// one each. A request is answered once the batch holding its changes is committed. A batch that fails
+// is not tried again: the engine's state then holds changes the store does not, so every request still
+// waiting, and every later one, is answered 503 (not stored), no webhook of them is sent, and the state
+// goes back to what the store holds (read back in place, or by the next leader).
 import { type ChangeSet, ChangeTracker } from "../domain/changes.js";
-import type { StatePersistence } from "../domain/persistence.js";
+import { changesNotStored, type StatePersistence } from "../domain/persistence.js";
 import { restoreState } from "../domain/restore.js";
 import { type SavedState, savedAccount, savedPayin, savedPayout } from "../domain/saved.js";
 import type { MockState } from "../domain/state.js";
+import { CommitUnknownError } from "./sql/sql-client.js";
 import type { SaveBatch } from "./sql/state-store.js";
 
 /** Where batches go: one transaction each. */
 export interface BatchWriter {
   write(batch: SaveBatch): Promise<void>;
 }
+
+/** What a persister does once a save failed and its engine's state holds changes its store does not. */
+export type AfterFailedSave =
+  /** Reads the committed state back into the same engine (`--data-dir`: one process holds the store). */
+  | { reload: () => Promise<SavedState | null> }
+  /** Hands over: the caller drops the engine, and a leader reads the committed state back (`--store`). */
+  | { giveUp: (error: unknown) => void };
+
+/** The pause between two reads of the store after failed saves, so a store that keeps failing is not hammered. */
+const RELOAD_PAUSE_MS = 1_000;
 
 interface Waiter {
   resolve(): void;
@@ -23,6 +37,7 @@ export class Persister implements StatePersistence {
   readonly #writer: BatchWriter;
   readonly #saved: SavedState | null;
   readonly #onError: (error: unknown) => void;
+  readonly #afterFailure: AfterFailedSave;
   readonly #tracker = new ChangeTracker(() => this.#changed());
   #state: MockState | null = null;
   // Marks counted, and the count the last committed batch covered.
@@ -31,14 +46,32 @@ export class Persister implements StatePersistence {
   #writing = false;
   #scheduled = false;
   #stopped = false;
+  /** A save failed and the state was not read back yet: nothing is saved, every request answers 503. */
+  #failed = false;
+  #changedAfterStop = false;
+  #reloading: Promise<void> | null = null;
+  #lastReload = 0;
   #waiters: { target: number; waiter: Waiter }[] = [];
   /** Batches committed, for the bench and the tests. */
   batches = 0;
+  /** Times the state was read back from the store after a failed save. */
+  reloads = 0;
 
-  constructor(writer: BatchWriter, saved: SavedState | null, onError: (error: unknown) => void = () => {}) {
+  /** Changes marked so far: two readings tell whether anything changed between them. */
+  get marks(): number {
+    return this.#marked;
+  }
+
+  constructor(
+    writer: BatchWriter,
+    saved: SavedState | null,
+    onError: (error: unknown) => void = () => {},
+    afterFailure: AfterFailedSave = { giveUp: () => {} },
+  ) {
     this.#writer = writer;
     this.#saved = saved;
     this.#onError = onError;
+    this.#afterFailure = afterFailure;
   }
 
   attach(state: MockState): void {
@@ -59,6 +92,14 @@ export class Persister implements StatePersistence {
   }
 
   saved(): Promise<void> {
+    if (this.#failed) {
+      // a reload that failed is tried again when the next request comes
+      if ("reload" in this.#afterFailure) this.#reload(this.#afterFailure.reload);
+      return Promise.reject(changesNotStored("no"));
+    }
+    // a change made after the store stopped saving (a leader that stepped down) is never saved
+    if (this.#stopped && (this.#changedAfterStop || this.#written < this.#marked))
+      return Promise.reject(changesNotStored("no"));
     if (this.#written >= this.#marked) return Promise.resolve();
     return new Promise<void>((resolve, reject) => {
       this.#waiters.push({ target: this.#marked, waiter: { resolve, reject } });
@@ -66,19 +107,22 @@ export class Persister implements StatePersistence {
     });
   }
 
-  /** Saves nothing more (the store is closing): later changes stay in memory. */
+  /** Saves nothing more (the store is closing, or the leader stepped down): a later change is never saved, and a request that made one hears 503. */
   stop(): void {
     this.#stopped = true;
   }
 
   #changed(): void {
-    if (this.#stopped) return;
+    if (this.#stopped) {
+      this.#changedAfterStop = true;
+      return;
+    }
     this.#marked += 1;
     this.#schedule();
   }
 
   #schedule(): void {
-    if (this.#scheduled || this.#writing) return;
+    if (this.#scheduled || this.#writing || this.#failed) return;
     this.#scheduled = true;
     // After the I/O callbacks of this turn of the event loop, not after this one callback: requests
     // that arrived together are saved together. (PGlite runs a transaction without yielding to I/O, so
@@ -90,7 +134,7 @@ export class Persister implements StatePersistence {
   }
 
   async #run(): Promise<void> {
-    if (this.#writing || this.#state === null) return;
+    if (this.#writing || this.#failed || this.#state === null) return;
     this.#writing = true;
     try {
       while (this.#written < this.#marked) {
@@ -99,12 +143,7 @@ export class Persister implements StatePersistence {
         try {
           await this.#writer.write(batchOf(this.#state, changes));
         } catch (error) {
-          // kept for the next save; every request waiting is answered with the failure
-          this.#tracker.putBack(changes);
-          const waiting = this.#waiters;
-          this.#waiters = [];
-          for (const { waiter } of waiting) waiter.reject(error);
-          this.#onError(error);
+          this.#fail(error, target);
           return;
         }
         this.batches += 1;
@@ -121,6 +160,59 @@ export class Persister implements StatePersistence {
       if (this.#waiters.length > 0 && this.#written < this.#marked) this.#schedule();
     }
   }
+
+  /**
+   * A batch failed: its changes, and every one made since, exist only in memory. They are never saved
+   * later (a request answered 503 must not take effect behind its caller's back); the state goes back
+   * to what the store holds instead.
+   */
+  #fail(error: unknown, batchTarget: number): void {
+    this.#failed = true;
+    // only a request whose changes were in the batch being committed can have been kept
+    const cutOff = error instanceof CommitUnknownError;
+    const waiting = this.#waiters;
+    this.#waiters = [];
+    for (const { target, waiter } of waiting)
+      waiter.reject(changesNotStored(cutOff && target <= batchTarget ? "unknown" : "no"));
+    this.#onError(error);
+    if ("reload" in this.#afterFailure) this.#reload(this.#afterFailure.reload);
+    else this.#afterFailure.giveUp(error);
+  }
+
+  /** Reads the committed state back into the engine, trying again (paused) until it works or the store closes. */
+  #reload(load: () => Promise<SavedState | null>): void {
+    if (this.#reloading !== null || this.#stopped) return;
+    this.#reloading = (async () => {
+      for (let attempt = 0; !this.#stopped; attempt++) {
+        // a save that fails again right after a reload waits before the next one
+        if (attempt > 0 || Date.now() - this.#lastReload < RELOAD_PAUSE_MS) await pause(RELOAD_PAUSE_MS);
+        if (this.#stopped) return;
+        try {
+          const saved = await load();
+          if (saved === null) throw new Error("the store holds no saved state to go back to");
+          const state = this.#state;
+          if (this.#stopped || state === null) return;
+          // the changes the store does not hold go with the state that held them
+          this.#tracker.take();
+          this.#written = this.#marked;
+          this.#failed = false;
+          this.reloads += 1;
+          this.#lastReload = Date.now();
+          restoreState(state, saved);
+          return;
+        } catch (error) {
+          this.#onError(error);
+        }
+      }
+    })().finally(() => {
+      this.#reloading = null;
+    });
+  }
+}
+
+/** Resolves after `ms`, without holding the process open. */
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
 }
 
 /** What one save writes: the changed things as they are now, and the ones gone. */

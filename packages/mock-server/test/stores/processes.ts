@@ -29,11 +29,15 @@ export function killAll(): void {
   for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");
 }
 
-/** Starts `paykit-mock` with the given options and `keys` as its default account; answers its URL once it listens. */
+/**
+ * Starts `paykit-mock` with the given options and `keys` as its default account (and `env` over this
+ * process's environment); answers its URL once it listens, and what it wrote to stderr so far.
+ */
 export async function startMockProcess(
   keys: { publicKey: string; secretKey: string },
   args: string[],
-): Promise<{ child: ChildProcess; url: string }> {
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
   const child = spawnGroup(
     process.execPath,
     [
@@ -49,7 +53,7 @@ export async function startMockProcess(
       `${keys.publicKey}:${keys.secretKey}`,
       ...args,
     ],
-    { stdio: ["ignore", "pipe", "pipe"] },
+    { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } },
   );
   children.push(child);
   let stderr = "";
@@ -58,7 +62,7 @@ export async function startMockProcess(
   });
   const first = await createInterface({ input: child.stdout! })[Symbol.asyncIterator]().next();
   if (first.done) throw new Error(`paykit-mock did not start: ${stderr}`);
-  return { child, url: String(first.value).replace("Paykit mock listening on ", "") };
+  return { child, url: String(first.value).replace("Paykit mock listening on ", ""), stderr: () => stderr };
 }
 
 let databases = 0;

@@ -1,6 +1,8 @@
 // The SQL stores' schema, as numbered migrations applied at start in one transaction under an advisory
 // lock, so mock processes starting together on one database migrate it once. A database whose schema is
-// newer than this mock knows is refused: an older mock must not write rows it does not understand.
+// newer than this mock knows is refused: an older mock must not write rows it does not understand. That
+// holds for a process already running when a newer one migrates the database too: it checks again on
+// every new connection, before it leads, on its heartbeat and in every write (`guardWrite`).
 import type { SqlDatabase, SqlQueryable } from "./sql-client.js";
 
 /** One step of the schema. Never edit a released one: add the next. */
@@ -128,12 +130,27 @@ ALTER TABLE paykit_deliveries ADD COLUMN duplicate BOOLEAN NOT NULL DEFAULT fals
 ALTER TABLE paykit_deliveries ADD COLUMN retry_at_ms BIGINT;
 `,
   },
+  {
+    version: 3,
+    name: "the answers of forwarded requests, so a re-sent one is never run twice",
+    // status NULL: the request's changes may be committed and its answer is not known yet
+    sql: `
+CREATE TABLE paykit_forwarded (
+  id TEXT PRIMARY KEY,
+  status INTEGER,
+  headers TEXT,
+  body BYTEA,
+  created_at TIMESTAMPTZ NOT NULL
+);
+CREATE INDEX paykit_forwarded_by_age ON paykit_forwarded (created_at);
+`,
+  },
 ];
 
 /** The newest schema version this mock knows. */
 export const SCHEMA_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
 
-/** The database was migrated by a newer mock: this one refuses to start on it. */
+/** The database was migrated by a newer mock: this one refuses to start, or to go on serving, on it. */
 export class SchemaTooNewError extends Error {
   override readonly name = "SchemaTooNewError";
   constructor(
@@ -157,6 +174,35 @@ async function appliedVersion(tx: SqlQueryable): Promise<number> {
   return rows[0]?.version ?? 0;
 }
 
+/** The newest version a list of migrations brings the schema to. */
+export function knownVersion(migrations: readonly Migration[]): number {
+  return Math.max(0, ...migrations.map((m) => m.version));
+}
+
+/**
+ * Throws {@link SchemaTooNewError} when a newer mock migrated the database past `known`. For a process
+ * already connected: before it reads the state back to lead, and inside each write transaction (see
+ * {@link guardWrite}).
+ */
+export async function assertSchemaKnown(db: SqlQueryable, known: number = SCHEMA_VERSION): Promise<void> {
+  const found = await appliedVersion(db);
+  if (found > known) throw new SchemaTooNewError(found, known);
+}
+
+/**
+ * The first statements of a write transaction on a database other mock processes share: a shared hold
+ * on the migration lock (so a newer mock's migration waits for this write to commit, and this write
+ * waits for a migration under way), then the version check. A newer schema throws
+ * {@link SchemaTooNewError} before anything is written, so an older process never writes rows a newer
+ * one does not expect, not even in the moment before its heartbeat notices.
+ */
+export async function guardWrite(tx: SqlQueryable, known: number = SCHEMA_VERSION): Promise<void> {
+  // Two statements, not one: a statement's snapshot is taken when it starts, so a version read in the
+  // statement that waits for the lock would not see the migration it waited for.
+  await tx.query("SELECT pg_advisory_xact_lock_shared($1)", [MIGRATION_LOCK]);
+  await assertSchemaKnown(tx, known);
+}
+
 /**
  * Brings the schema to {@link SCHEMA_VERSION}: creates it on an empty database, applies the missing
  * migrations in order, does nothing when it is current, and throws {@link SchemaTooNewError} when it is
@@ -166,7 +212,7 @@ export async function migrate(
   db: SqlDatabase,
   migrations: readonly Migration[] = MIGRATIONS,
 ): Promise<{ from: number; to: number }> {
-  const known = Math.max(0, ...migrations.map((m) => m.version));
+  const known = knownVersion(migrations);
   return db.transaction(async (tx) => {
     // Held until the transaction ends: processes starting together migrate one after another.
     await tx.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);

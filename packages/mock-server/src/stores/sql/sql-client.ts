@@ -30,6 +30,11 @@ export interface SqlDatabase extends SqlQueryable {
   close(): Promise<void>;
 }
 
+/** A transaction whose COMMIT got no definite answer: the database may or may not have kept it. */
+export class CommitUnknownError extends Error {
+  override readonly name = "CommitUnknownError";
+}
+
 /** A driver that is not installed: the message says what to install. */
 export class SqlDriverMissingError extends Error {
   override readonly name = "SqlDriverMissingError";
@@ -155,14 +160,22 @@ export async function openPostgresSession(
     transaction: (work) =>
       serialized(async () => {
         await client.query("BEGIN");
+        let result: Awaited<ReturnType<typeof work>>;
         try {
-          const result = await work(direct);
-          await client.query("COMMIT");
-          return result;
+          result = await work(direct);
         } catch (error) {
           await client.query("ROLLBACK").catch(() => {});
           throw error;
         }
+        try {
+          await client.query("COMMIT");
+        } catch (error) {
+          // An ERROR answer to COMMIT means rolled back; a connection cut (or a FATAL) while committing
+          // leaves the transaction's fate to the server: it may be durable.
+          if ((error as { severity?: unknown }).severity === "ERROR") throw error;
+          throw new CommitUnknownError("the connection ended while committing", { cause: error });
+        }
+        return result;
       }),
     async tryHoldLock(key) {
       const { rows } = await serialized(() =>

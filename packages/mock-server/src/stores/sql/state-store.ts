@@ -5,6 +5,7 @@
 import type { SavedDelivery, WebhookAttempt } from "../../domain/outbox.js";
 import type { SavedAccount, SavedPayin, SavedPayout, SavedSandbox, SavedState } from "../../domain/saved.js";
 import { parseTraceparent } from "../../domain/trace-context.js";
+import { guardWrite } from "./migrations.js";
 import type { SqlDatabase, SqlQueryable } from "./sql-client.js";
 
 /** One save: what to drop, then what to write, in one transaction. */
@@ -27,7 +28,14 @@ const SANDBOX_KEY = "state";
 
 /** Reads and writes the mock's saved state on one database. */
 export class SqlStateStore {
-  constructor(readonly db: SqlDatabase) {}
+  /**
+   * `knownSchema`: on a database other mock processes share, the schema version this process knows;
+   * each write then first checks that no newer mock migrated the database (see `guardWrite`).
+   */
+  constructor(
+    readonly db: SqlDatabase,
+    readonly options: { knownSchema?: number } = {},
+  ) {}
 
   /** The saved state, or null when the database holds none yet (a first start). */
   async load(): Promise<SavedState | null> {
@@ -64,7 +72,11 @@ export class SqlStateStore {
 
   /** Writes one save in one transaction: all of it is kept, or none. */
   write(batch: SaveBatch): Promise<void> {
-    return this.db.transaction((tx) => writeBatch(tx, batch));
+    const known = this.options.knownSchema;
+    return this.db.transaction(async (tx) => {
+      if (known !== undefined) await guardWrite(tx, known);
+      await writeBatch(tx, batch);
+    });
   }
 }
 

@@ -6,6 +6,9 @@
 // and the lock with it, ends), one of them reads the saved state back and leads from there. The engine
 // stays the one place where a balance is checked and debited, so payouts spread over any number of
 // processes can neither overdraw nor reuse a referenceId; the schema's constraints are the backstop.
+// A forwarded request that got no answer (a reset connection, a leader that stopped, died or hung) is
+// sent again under the same id until some process leads, this one included: the leader saves each
+// answer with the changes it answers for, so none runs twice (forward-ledger.ts).
 import {
   Agent as HttpAgent,
   request as httpRequest,
@@ -23,9 +26,18 @@ import { type CreateEngineOptions, createEngine, type MockEngine } from "../../h
 import { type EngineRequest, type EngineResponse, errorResponse } from "../../http/messages.js";
 import { handleWebRequest } from "../../http/web.js";
 import { Persister } from "../../stores/persister.js";
-import { migrate } from "../../stores/sql/migrations.js";
-import { openPostgresSession, type SqlDatabase } from "../../stores/sql/sql-client.js";
+import {
+  assertSchemaKnown,
+  guardWrite,
+  knownVersion,
+  MIGRATIONS,
+  type Migration,
+  migrate,
+  SchemaTooNewError,
+} from "../../stores/sql/migrations.js";
+import { openPostgresSession, type SqlDatabase, shownUrl } from "../../stores/sql/sql-client.js";
 import { SqlStateStore } from "../../stores/sql/state-store.js";
+import { ForwardLedger } from "./forward-ledger.js";
 
 // Any constant works: every mock process takes the same one.
 const LEADER_LOCK = 0x7061796c; // "payl"
@@ -51,6 +63,10 @@ const PEER = {
   remote: "x-paykit-peer-remote",
   drop: "x-paykit-peer-drop",
   notLeader: "x-paykit-peer-not-leader",
+  /** A forwarded request's id, the same on every send of it (see forward-ledger.ts). */
+  request: "x-paykit-peer-request",
+  /** 1 on the first send, more on a re-send. */
+  attempt: "x-paykit-peer-attempt",
 } as const;
 // Headers of one connection, not of the request (RFC 9110 section 7.6.1), plus the ones the relay sets
 // itself (host, content-length; `expect`: the body is already read).
@@ -89,12 +105,22 @@ export interface ClusterOptions {
   /** The admin token, for the control calls of a follower (forwarded like any request). */
   adminToken: string;
   onError?: (error: unknown) => void;
+  /**
+   * Where a change of the store's state is reported, one line each: the database went away, came
+   * back, or was migrated by a newer mock. Never one line per attempt.
+   */
+  log?: (line: string) => void;
+  /** The schema this process knows; a test passes one more migration to play a newer mock. */
+  migrations?: readonly Migration[];
 }
 
 /** A mock process of a cluster: a {@link MockEngine} that leads or forwards. */
 export interface ClusterMember extends MockEngine {
-  /** `leader` while this process holds the store, `follower` while it forwards. */
-  readonly role: "leader" | "follower" | "stopped";
+  /**
+   * `leader` while this process holds the store, `follower` while it forwards, `refused` once a newer
+   * mock migrated the store (it then answers every request 503, naming both schema versions).
+   */
+  readonly role: "leader" | "follower" | "refused" | "stopped";
   /** Joins the cluster, reachable by the others at `peerUrl`; resolves once a leader is known. */
   join(peerUrl: string): Promise<void>;
   /** Closes the engine and the database session (another process takes over). */
@@ -116,10 +142,14 @@ class Member implements ClusterMember {
   #peerUrl = "";
   #joined: Promise<void> | null = null;
   #followerControl: MockControl | null = null;
-  #role: "leader" | "follower" | "stopped" = "follower";
+  #role: "leader" | "follower" | "refused" | "stopped" = "follower";
   #session: SqlDatabase | null = null;
   #engine: MockEngine | null = null;
   #persister: Persister | null = null;
+  /** While this process leads: the answers of forwarded requests (exactly-once forwarding). */
+  #ledger: ForwardLedger | null = null;
+  /** Relays in flight, by the token of the leader they went to: cut when another process leads. */
+  readonly #relays = new Set<{ token: string; controller: AbortController }>();
   #token = "";
   #leader: LeaderInfo | null = null;
   #account: AccountKeys | null = null;
@@ -127,9 +157,15 @@ class Member implements ClusterMember {
   #electing: Promise<void> | null = null;
   #shutdown: Promise<void> | null = null;
   #lastBeat = 0;
+  /** The schema version this process knows; a newer one in the store makes it refuse work. */
+  readonly #known: number;
+  #refusal: SchemaTooNewError | null = null;
+  /** Since when the database is out of reach (epoch ms), or null while it answers. */
+  #downSince: number | null = null;
 
   constructor(options: Omit<ClusterOptions, "peerUrl">) {
     this.#options = options;
+    this.#known = knownVersion(options.migrations ?? MIGRATIONS);
   }
 
   get role() {
@@ -148,6 +184,7 @@ class Member implements ClusterMember {
     const deadline = Date.now() + LEADER_WAIT_MS;
     for (;;) {
       await this.#elect();
+      if (this.#refusal !== null) throw this.#refusal;
       if (this.#role === "leader") break;
       if (this.#account !== null && this.#leader !== null) break;
       if (Date.now() > deadline)
@@ -161,23 +198,86 @@ class Member implements ClusterMember {
     // `onLost` may fire while connecting (a refused connection ends it): before there is a session
     let session: SqlDatabase | undefined;
     session = await openPostgresSession(this.#options.url, (error) => {
-      if (session !== undefined) this.#lost(session, error);
+      if (session === undefined) return;
+      // the connection ended by itself (not closed by this process): logged once, not per retry
+      if (this.#session === session && this.#role !== "stopped" && this.#role !== "refused")
+        this.#databaseDown(error?.message ?? "the connection ended");
+      this.#lost(session);
     });
     try {
-      await migrate(session);
+      // every new session checks the schema first: a newer mock may have migrated it meanwhile
+      await migrate(session, this.#options.migrations);
     } catch (error) {
       await session.close();
       throw error;
     }
     this.#session = session;
+    this.#databaseBack();
     return session;
   }
 
-  /** The session ended (the database restarted, the network failed): lead no more, and join again. */
-  #lost(session: SqlDatabase, error?: Error): void {
-    if (this.#session !== session || this.#role === "stopped") return;
+  /** One line when the database goes out of reach; the retries that follow log nothing. */
+  #databaseDown(reason: string): void {
+    if (this.#downSince !== null || this.#joined === null) return;
+    this.#downSince = Date.now();
+    this.#log(
+      `lost the PostgreSQL store at ${shownUrl(this.#options.url)} (${reason}); ` +
+        `trying again every ${ELECTION_INTERVAL_MS} ms without logging each try`,
+    );
+  }
+
+  /** One line when the database answers again. */
+  #databaseBack(): void {
+    if (this.#downSince === null) return;
+    const seconds = Math.round((Date.now() - this.#downSince) / 1000);
+    this.#downSince = null;
+    this.#log(
+      `the PostgreSQL store at ${shownUrl(this.#options.url)} is back (out of reach for ${seconds} s)`,
+    );
+  }
+
+  #log(line: string): void {
+    (this.#options.log ?? ((text: string) => process.stderr.write(`paykit-mock: ${text}\n`)))(line);
+  }
+
+  /**
+   * A newer mock migrated the store: this process stops leading, writes nothing more, releases the
+   * lock (a process of the newer version takes over) and answers every request 503. Logged once.
+   */
+  #refuse(refusal: SchemaTooNewError): void {
+    if (this.#refusal !== null || this.#role === "stopped") return;
+    this.#refusal = refusal;
+    this.#stepDown();
+    this.#role = "refused";
+    clearTimeout(this.#electionTimer);
+    // ending the session frees the leader's lock at once
+    const session = this.#session;
     this.#session = null;
-    if (error) this.#options.onError?.(error);
+    void session?.close();
+    this.#log(`${refusal.message}. This process serves nothing more: every request is answered 503`);
+  }
+
+  /**
+   * What an election round's failure means: a newer schema refuses this process, a database out of
+   * reach is logged once (the round is tried again); anything else is the caller's to report.
+   */
+  #roundFailed(error: unknown, session: SqlDatabase | null): void {
+    if (error instanceof SchemaTooNewError) {
+      this.#refuse(error);
+      return;
+    }
+    if (session === null || this.#session !== session || isConnectionError(error)) {
+      this.#databaseDown((error as Error)?.message ?? String(error));
+      if (session !== null) this.#lost(session);
+      return;
+    }
+    throw error;
+  }
+
+  /** The session ended (the database restarted, the network failed): lead no more, and join again. */
+  #lost(session: SqlDatabase): void {
+    if (this.#session !== session || this.#role === "stopped" || this.#role === "refused") return;
+    this.#session = null;
     this.#stepDown();
     void session.close();
   }
@@ -187,13 +287,15 @@ class Member implements ClusterMember {
     this.#role = "follower";
     this.#persister?.stop();
     this.#engine?.close();
+    this.#ledger?.close();
     this.#engine = null;
     this.#persister = null;
+    this.#ledger = null;
     this.#leader = null;
   }
 
   #scheduleElection(): void {
-    if (this.#role === "stopped") return;
+    if (this.#role === "stopped" || this.#role === "refused") return;
     this.#electionTimer = setTimeout(async () => {
       await this.#elect().catch((error: unknown) => this.#options.onError?.(error));
       this.#scheduleElection();
@@ -204,15 +306,21 @@ class Member implements ClusterMember {
   /** One round: reconnect if needed; a follower tries for the lock and reads who leads. */
   #elect(): Promise<void> {
     this.#electing ??= (async () => {
+      let session = this.#session;
       try {
-        if (this.#role === "stopped") return;
+        if (this.#role === "stopped" || this.#role === "refused") return;
         if (this.#role === "leader") {
-          if (this.#session !== null) await this.#beat(this.#session);
+          if (session !== null) await this.#beat(session);
           return;
         }
-        const session = this.#session ?? (await this.#connect());
+        session ??= await this.#connect();
+        // a follower checks the schema every round (one small query): it never forwards for, or takes
+        // over, a store a newer mock migrated
+        await assertSchemaKnown(session, this.#known);
         if (await session.tryHoldLock?.(LEADER_LOCK)) await this.#lead(session);
         else await this.#follow(session);
+      } catch (error) {
+        this.#roundFailed(error, session);
       } finally {
         this.#electing = null;
       }
@@ -221,20 +329,44 @@ class Member implements ClusterMember {
   }
 
   async #lead(session: SqlDatabase): Promise<void> {
-    const store = new SqlStateStore(session);
-    const persister = new Persister(store, await store.load(), this.#options.onError);
-    const engine = createEngine({ ...this.#options.engine, persistence: persister });
+    // Under the lock, before reading the state back: a newer mock may have migrated the store since
+    // the last check. Every save checks again in its own transaction (guardWrite).
+    await assertSchemaKnown(session, this.#known);
+    // the store writes through the ledger's view of the session: each batch carries the answers of the
+    // forwarded requests whose changes it holds
+    const ledger = new ForwardLedger(session, peerAnswer, this.#known);
+    const store = new SqlStateStore(ledger.database, { knownSchema: this.#known });
+    const storeError = (error: unknown) => {
+      if (error instanceof SchemaTooNewError) this.#refuse(error);
+      else this.#options.onError?.(error);
+    };
+    // A failed save leaves this engine with changes the store does not hold: it leads no more (its
+    // session, and the lock, end), and a leader reads the committed state back.
+    const persister = new Persister(ledger.writer(store), await store.load(), storeError, {
+      giveUp: () => this.#lost(session),
+    });
+    const onError = this.#options.engine.onError;
+    const engine = createEngine({
+      ...this.#options.engine,
+      onError: (error) => (error instanceof SchemaTooNewError ? this.#refuse(error) : onError?.(error)),
+      persistence: persister,
+      beforeSave: (req, response) => ledger.answered(req, response),
+    });
+    ledger.countChanges(() => persister.marks);
     try {
       await persister.saved();
       this.#token = randomToken();
       const info = { url: this.#peerUrl, token: this.#token, pid: process.pid };
-      await session.query(
-        `INSERT INTO paykit_sandbox (key, value)
+      await session.transaction(async (tx) => {
+        await guardWrite(tx, this.#known);
+        await tx.query(
+          `INSERT INTO paykit_sandbox (key, value)
          VALUES ($1, $2::jsonb || jsonb_build_object('backendPid', pg_backend_pid(),
                  'beat', extract(epoch FROM clock_timestamp()) * 1000))
          ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
-        [LEADER_KEY, JSON.stringify(info)],
-      );
+          [LEADER_KEY, JSON.stringify(info)],
+        );
+      });
       this.#lastBeat = Date.now();
     } catch (error) {
       persister.stop();
@@ -247,23 +379,33 @@ class Member implements ClusterMember {
       engine.close();
       return;
     }
+    ledger.startPruning((error) => this.#options.onError?.(error));
+    this.#ledger = ledger;
     this.#engine = engine;
     this.#persister = persister;
     this.#account = engine.account;
     this.#leader = null;
     this.#role = "leader";
+    // relays still waiting on the previous leader are sent again, and served here
+    this.#cutRelays(null);
   }
 
-  /** The leader's heartbeat: the row it published, stamped with the database's clock. */
+  /**
+   * The leader's heartbeat: the row it published, stamped with the database's clock, after the
+   * schema check of every write (a newer mock's migration refuses this process here at the latest).
+   */
   async #beat(session: SqlDatabase): Promise<void> {
     if (Date.now() - this.#lastBeat < BEAT_INTERVAL_MS) return;
     this.#lastBeat = Date.now();
-    await session.query(
-      `UPDATE paykit_sandbox
-          SET value = jsonb_set(value, '{beat}', to_jsonb(extract(epoch FROM clock_timestamp()) * 1000))
-        WHERE key = $1 AND value->>'token' = $2`,
-      [LEADER_KEY, this.#token],
-    );
+    await session.transaction(async (tx) => {
+      await guardWrite(tx, this.#known);
+      await tx.query(
+        `UPDATE paykit_sandbox
+            SET value = jsonb_set(value, '{beat}', to_jsonb(extract(epoch FROM clock_timestamp()) * 1000))
+          WHERE key = $1 AND value->>'token' = $2`,
+        [LEADER_KEY, this.#token],
+      );
+    });
   }
 
   async #follow(session: SqlDatabase): Promise<void> {
@@ -285,6 +427,8 @@ class Member implements ClusterMember {
     }
     const sandbox = rows.find((r) => r.key === "state")?.value as SavedSandbox | undefined;
     this.#leader = leader ?? null;
+    // a new leader published itself: relays to the one before (hung, or gone) are sent again to it
+    if (leader !== undefined) this.#cutRelays(leader.token);
     if (sandbox !== undefined) {
       const account = await session.query<{ settings: SavedAccount }>(
         "SELECT settings FROM paykit_accounts WHERE id = $1",
@@ -305,10 +449,19 @@ class Member implements ClusterMember {
   async dispatch(req: EngineRequest): Promise<EngineResponse> {
     if (this.#joined === null) throw new Error("join the cluster before serving it");
     await this.#joined;
+    if (this.#refusal !== null) return this.#refused(req);
     const engine = this.#engine;
     if (engine !== null) {
       const peer = this.#fromPeer(req);
+      const id = peer.trusted ? req.header(PEER.request) : undefined;
+      if (id !== undefined) {
+        const served = await this.#serveOnce(engine, peer.req, id, Number(req.header(PEER.attempt)) > 1);
+        if (this.#refusal !== null && served.status >= 500) return this.#refused(req);
+        return served;
+      }
       const response = await engine.dispatch(peer.req);
+      // its save met a newer schema: nothing of it was written, and the answer says why
+      if (this.#refusal !== null && response.status >= 500) return this.#refused(req);
       // a dropResponse fault: the follower cuts its own client off
       if (response.drop && peer.trusted) return { status: 200, headers: { [PEER.drop]: "1" }, body: null };
       return response;
@@ -322,6 +475,27 @@ class Member implements ClusterMember {
       return response;
     }
     return this.#forward(req);
+  }
+
+  /** The answer of a process a newer mock's migration refused: 503, naming both versions. */
+  #refused(req: EngineRequest): EngineResponse {
+    const refusal = this.#refusal as SchemaTooNewError;
+    if (req.header(PEER.token) !== undefined) {
+      // a follower of the newer version: it should ask the store who leads now
+      const response = errorResponse(
+        new ApiError("INTERNAL_ERROR", "this mock process does not lead the store", { status: 421 }),
+      );
+      response.headers[PEER.notLeader] = "1";
+      return response;
+    }
+    return errorResponse(
+      new ApiError(
+        "INTERNAL_ERROR",
+        `this mock process refuses to serve: ${refusal.message}. Nothing was stored for this request; ` +
+          "send it to a process of the newer version",
+        { status: 503 },
+      ),
+    );
   }
 
   /** A request a follower forwarded, read with the client's base URL and address. */
@@ -345,39 +519,82 @@ class Member implements ClusterMember {
   }
 
   async #forward(req: EngineRequest): Promise<EngineResponse> {
-    const deadline = Date.now() + LEADER_WAIT_MS;
-    for (;;) {
+    // A read is sent again freely; anything else carries one id on every send, so that no leader runs
+    // it twice: whichever leads answers a re-sent one from the store (forward-ledger.ts).
+    const id = req.method === "GET" || req.method === "HEAD" ? null : randomToken();
+    let deadline = Date.now() + LEADER_WAIT_MS;
+    let failedToken: string | null = null;
+    for (let attempt = 1; ; attempt++) {
+      if (this.#refusal !== null) return this.#refused(req);
       const leader = this.#leader ?? (await this.#awaitLeader(deadline));
-      if (leader === null) return unavailable("no mock process leads the store right now");
-      if (this.#engine !== null) return this.#engine.dispatch(req);
-      let answer = await relay(leader, req);
-      if ("error" in answer && answer.staleSocket) answer = await relay(leader, req);
-      if ("error" in answer) {
-        this.#leader = null;
-        // refused: nothing reached the leader, so asking the next one is safe
-        if (answer.error.code === "ECONNREFUSED" && Date.now() < deadline) {
-          await sleep(ELECTION_INTERVAL_MS);
-          void this.#elect().catch(() => {});
-          continue;
-        }
+      const engine = this.#engine;
+      if (engine !== null) {
+        // this process leads now (it may have won the election while the request waited): it serves it
+        if (id === null) return engine.dispatch(req);
+        const answer = await this.#serveOnce(engine, req, id, attempt > 1);
+        if (answer.headers[PEER.notLeader] !== "1") return fromLeader(answer, req);
+      } else if (leader === null) {
         return unavailable(
-          "the mock process leading the store stopped while answering: the request may or may not have taken effect",
+          attempt === 1 || id === null
+            ? "no mock process leads the store right now"
+            : "the mock process leading the store stopped while answering, and no other took over in time: the request may or may not have taken effect",
         );
+      } else {
+        const answer = await this.#relay(leader, req, id, attempt);
+        if (!("error" in answer) && answer.headers[PEER.notLeader] !== "1") return fromLeader(answer, req);
+        if (this.#leader === leader) this.#leader = null;
+        // each leader that fails gives the request a full wait for the next one
+        if (leader.token !== failedToken) {
+          failedToken = leader.token;
+          deadline = Math.max(deadline, Date.now() + LEADER_WAIT_MS);
+        }
+        // a kept-alive socket the leader had closed while idle: sent again at once
+        if ("error" in answer && answer.staleSocket) continue;
       }
-      if (answer.headers[PEER.notLeader] === "1") {
-        this.#leader = null;
-        await sleep(ELECTION_INTERVAL_MS);
-        continue;
-      }
-      if (answer.headers[PEER.drop] === "1") return { status: 200, headers: {}, body: null, drop: true };
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(answer.headers)) {
-        if (value === undefined) continue;
-        // a HEAD answer's length is the GET's: kept; any other is the body's, set by node:http
-        if (!HOP_BY_HOP.has(name) || (name === "content-length" && req.method === "HEAD"))
-          headers[name] = Array.isArray(value) ? value.join(", ") : value;
-      }
-      return { status: answer.status, headers, body: req.method === "HEAD" ? null : answer.body };
+      if (Date.now() > deadline)
+        return unavailable(
+          "the mock process leading the store stopped while answering, and no other took over in time: the request may or may not have taken effect",
+        );
+      await sleep(ELECTION_INTERVAL_MS);
+    }
+  }
+
+  /**
+   * Runs a request a follower may send again (or one this process forwarded before it led), once: its
+   * answer is saved with its changes. When its fate is not known here (its save was cut off, or failed
+   * as this process stopped leading), the sender is told to send it again: the next leader answers it
+   * from the store, or runs it if nothing of it was saved.
+   */
+  async #serveOnce(
+    engine: MockEngine,
+    req: EngineRequest,
+    id: string,
+    resent: boolean,
+  ): Promise<EngineResponse> {
+    const ledger = this.#ledger;
+    if (ledger === null) return notLeaderAnswer();
+    const { answer, outcome } = await ledger.serve(id, resent, req, (r) => engine.dispatch(r));
+    const settled = outcome === "saved" || outcome === "recorded" || this.#engine === engine;
+    return outcome === "unknown" || !settled ? notLeaderAnswer() : answer;
+  }
+
+  /** Sends a request to the leader; cut (and then sent again) when another process leads meanwhile. */
+  async #relay(leader: LeaderInfo, req: EngineRequest, id: string | null, attempt: number): Promise<Relayed> {
+    const entry = { token: leader.token, controller: new AbortController() };
+    this.#relays.add(entry);
+    try {
+      return await relay(leader, req, id, attempt, entry.controller.signal);
+    } finally {
+      this.#relays.delete(entry);
+    }
+  }
+
+  /** Cuts the relays in flight to any leader but the one of token `keep` (null: every relay). */
+  #cutRelays(keep: string | null): void {
+    for (const entry of this.#relays) {
+      if (entry.token === keep) continue;
+      this.#relays.delete(entry);
+      entry.controller.abort();
     }
   }
 
@@ -424,13 +641,19 @@ class Member implements ClusterMember {
     this.#engine?.close();
     await persister?.saved().catch(() => {});
     persister?.stop();
+    this.#ledger?.close();
     this.#engine = null;
     await this.#session?.close();
     this.#session = null;
   }
 }
 
-function forwardedHeaders(req: EngineRequest, token: string): Record<string, string> {
+function forwardedHeaders(
+  req: EngineRequest,
+  token: string,
+  id: string | null,
+  attempt: number,
+): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers ?? {})) {
     if (value === undefined || HOP_BY_HOP.has(name) || name.startsWith("x-paykit-peer-")) continue;
@@ -438,6 +661,10 @@ function forwardedHeaders(req: EngineRequest, token: string): Record<string, str
   }
   headers[PEER.token] = token;
   headers[PEER.base] = req.base;
+  if (id !== null) {
+    headers[PEER.request] = id;
+    headers[PEER.attempt] = String(attempt);
+  }
   if (req.remoteAddress !== undefined) headers[PEER.remote] = req.remoteAddress;
   return headers;
 }
@@ -450,13 +677,19 @@ type Relayed =
   | { error: NodeJS.ErrnoException; staleSocket: boolean };
 
 /** Sends a request to the leader as the client sent it, with the peer headers; never rejects. */
-function relay(leader: LeaderInfo, req: EngineRequest): Promise<Relayed> {
+function relay(
+  leader: LeaderInfo,
+  req: EngineRequest,
+  id: string | null,
+  attempt: number,
+  signal: AbortSignal,
+): Promise<Relayed> {
   return new Promise((resolve) => {
     const url = new URL(`${req.path}${req.query ? `?${req.query}` : ""}`, leader.url);
     const https = url.protocol === "https:";
     const body =
       req.method === "GET" || req.method === "HEAD" || req.body === null ? null : Buffer.from(req.body);
-    const headers: OutgoingHttpHeaders = forwardedHeaders(req, leader.token);
+    const headers: OutgoingHttpHeaders = forwardedHeaders(req, leader.token, id, attempt);
     if (body !== null) headers["content-length"] = body.byteLength;
     let answered = false;
     const sent = (https ? httpsRequest : httpRequest)(
@@ -466,6 +699,7 @@ function relay(leader: LeaderInfo, req: EngineRequest): Promise<Relayed> {
         headers,
         agent: https ? peerAgents.https : peerAgents.http,
         timeout: FORWARD_TIMEOUT_MS,
+        signal,
       },
       (res) => {
         answered = true;
@@ -493,6 +727,45 @@ function relay(leader: LeaderInfo, req: EngineRequest): Promise<Relayed> {
     );
     sent.end(body ?? undefined);
   });
+}
+
+// Errors of a connection, not of a statement: node's socket errors, SQLSTATE classes 08 (connection
+// exception) and 57P (operator intervention: a shutdown, a crash, a terminated backend), and
+// node-postgres's own messages for a client whose connection ended.
+function isConnectionError(error: unknown): boolean {
+  const code = String((error as { code?: unknown })?.code ?? "");
+  if (/^E[A-Z]+$/.test(code) || /^08|^57P/.test(code)) return true;
+  return /Connection terminated|not queryable|could not connect/i.test(String((error as Error)?.message));
+}
+
+/** The leader's answer as a follower passes it to its client: a dropped one cut off, hop-by-hop headers left out. */
+function fromLeader(
+  answer: { status: number; headers: IncomingHttpHeaders; body: EngineResponse["body"] },
+  req: EngineRequest,
+): EngineResponse {
+  if (answer.headers[PEER.drop] === "1") return { status: 200, headers: {}, body: null, drop: true };
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(answer.headers)) {
+    if (value === undefined) continue;
+    // a HEAD answer's length is the GET's: kept; any other is the body's, set by node:http
+    if (!HOP_BY_HOP.has(name) || (name === "content-length" && req.method === "HEAD"))
+      headers[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return { status: answer.status, headers, body: req.method === "HEAD" ? null : answer.body };
+}
+
+/** What the leader sends a follower for an engine's answer: a `dropResponse` fault is marked, not cut. */
+function peerAnswer(response: EngineResponse): EngineResponse {
+  return response.drop ? { status: 200, headers: { [PEER.drop]: "1" }, body: null } : response;
+}
+
+/** The answer to a follower that took this process for the leader: it asks the store again and re-sends. */
+function notLeaderAnswer(): EngineResponse {
+  const response = errorResponse(
+    new ApiError("INTERNAL_ERROR", "this mock process does not lead the store", { status: 421 }),
+  );
+  response.headers[PEER.notLeader] = "1";
+  return response;
 }
 
 function unavailable(message: string): EngineResponse {

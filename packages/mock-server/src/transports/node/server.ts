@@ -1,6 +1,7 @@
 import type { AccountKeys } from "../../domain/accounts.js";
 import type { MockControl } from "../../domain/control.js";
 import { type CreateEngineOptions, createEngine, type MockEngine } from "../../http/engine.js";
+import { type HostAllowList, hostAllowList } from "../../http/host-guard.js";
 import { type MockStoreOption, openDurableStore } from "../../stores/open-store.js";
 import { shownUrl } from "../../stores/sql/sql-client.js";
 import { clusterMember } from "./cluster.js";
@@ -19,6 +20,16 @@ export interface MockServerOptions extends CreateEngineOptions {
    * @default the listening address, `http://127.0.0.1:PORT`
    */
   publicUrl?: string;
+  /**
+   * More host names the control API (`/_mock/*`), the dashboard and the customer pages answer, for a
+   * mock reached under a name (a reverse proxy, a container name): `"mock.team.example"`, or
+   * `".team.example"` for every name under it. Any other `Host` gets 403 `FORBIDDEN_HOST`, so a page
+   * on another name cannot read the mock by DNS rebinding. `localhost`, `*.localhost`, IP addresses,
+   * `host` and the hosts of `publicUrl` and `peerUrl` are always allowed; the merchant API (which needs
+   * an account's keys) answers any Host.
+   * @default []
+   */
+  allowedHosts?: readonly string[];
   /**
    * Where the state is kept: `"memory"` (this process only), `{ dataDir: "./.paykit-mock" }` (PGlite
    * in that directory: survives restarts, one machine) or `{ url: "postgres://user@host:5432/db" }`
@@ -50,12 +61,13 @@ export interface MockServer {
   /**
    * Where the state is kept: `memory`, `embedded` (PGlite in a directory) or `postgres`; and whether
    * this process leads the store (holds the state, runs the due work, sends the webhooks) or forwards
-   * every request to the process that does (`follower`, PostgreSQL only).
+   * every request to the process that does (`follower`, PostgreSQL only); `refused` once a newer
+   * `@paykit/mock-server` migrated the PostgreSQL store (every request is then answered 503).
    */
   store: {
     kind: "memory" | "embedded" | "postgres";
     description: string;
-    readonly role: "leader" | "follower";
+    readonly role: "leader" | "follower" | "refused";
   };
   /** Stops the server and every timer. */
   close(): Promise<void>;
@@ -78,11 +90,15 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
     port = 0,
     host = "127.0.0.1",
     publicUrl,
+    allowedHosts,
+    peerUrl,
     store: storeOption = "memory",
     ...engineOptions
   } = options;
+  // Before anything opens: a malformed entry is the caller's mistake, reported at once.
+  const hosts = hostAllowList([host, publicUrl, peerUrl], allowedHosts);
   if (typeof storeOption === "object" && "url" in storeOption)
-    return serveCluster(storeOption.url, options.peerUrl, port, host, publicUrl, engineOptions);
+    return serveCluster(storeOption.url, peerUrl, port, host, publicUrl, hosts, engineOptions);
   // In memory, fixed keys give the same webhook secret at every start (a durable store keeps the one
   // it saved, rotations included).
   const fixed = engineOptions.defaultAccount;
@@ -105,7 +121,7 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
     await store?.close();
     throw error;
   }
-  const served = await listen(engine, port, host, publicUrl).catch(async (error: unknown) => {
+  const served = await listen(engine, port, host, publicUrl, hosts).catch(async (error: unknown) => {
     engine.close();
     await store?.close();
     throw error;
@@ -137,6 +153,7 @@ async function serveCluster(
   port: number,
   host: string,
   publicUrl: string | undefined,
+  hosts: HostAllowList,
   engineOptions: CreateEngineOptions,
 ): Promise<MockServer> {
   const adminToken = engineOptions.adminToken;
@@ -150,7 +167,7 @@ async function serveCluster(
     adminToken,
     ...(engineOptions.onError === undefined ? {} : { onError: engineOptions.onError }),
   });
-  const served = await listen(member, port, host, publicUrl);
+  const served = await listen(member, port, host, publicUrl, hosts);
   try {
     await member.join(peerUrl ?? served.url);
   } catch (error) {
@@ -167,7 +184,7 @@ async function serveCluster(
       kind: "postgres",
       description: `PostgreSQL at ${shownUrl(url)}`,
       get role() {
-        return member.role === "follower" ? "follower" : "leader";
+        return member.role === "follower" || member.role === "refused" ? member.role : "leader";
       },
     },
     url: served.url,
