@@ -11,7 +11,7 @@ export interface StatePersistence {
   /**
    * Resolves once every change made so far is saved; the engine answers a request only then, so a
    * `201` is never lost by a crash. Rejects when the store failed to save them (with the 503 of
-   * {@link changesNotStored} once the store says what happened to them).
+   * `changesNotStored` once the store says what happened to them).
    */
   saved(): Promise<void>;
   /**

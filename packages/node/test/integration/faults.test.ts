@@ -49,8 +49,9 @@ describe.each(TRANSPORTS)("injected faults over %s", (transport) => {
   it("GET slower than timeoutMs: times out, retried, succeeds", async () => {
     await using api = await startMock(transport);
     const c = counter();
-    const paykit = api.client({ hooks: c.hooks, timeoutMs: 100 });
-    await api.control.addFault({ method: "GET", path: "/payout", latencyMs: 400 });
+    // The retry must answer within timeoutMs: 100 ms was too little for a loaded CI machine.
+    const paykit = api.client({ hooks: c.hooks, timeoutMs: 1_500 });
+    await api.control.addFault({ method: "GET", path: "/payout", latencyMs: 3_000, times: 1 });
     await expect(paykit.payouts.list()).resolves.toBeDefined();
     expect(c.retries[0]).toMatchObject({ reason: "timeout" });
   });
