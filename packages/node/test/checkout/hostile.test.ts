@@ -458,7 +458,7 @@ describe("notify given what a merchant might wrongly pass", () => {
   });
 });
 
-describe("2,000 pages that leave", () => {
+describe("1,000 pages that leave", () => {
   type Stage = "before authorize" | "during the first read" | "after the first event";
 
   it("at every stage leave no stream, no watched payin, no timer and no pending answer behind", async () => {
@@ -512,9 +512,9 @@ describe("2,000 pages that leave", () => {
       );
       // Each page of the middle stage watches a payin of its own, so its read is known to be in flight.
       const own = await Promise.all(
-        Array.from({ length: 200 }, () => paykit.payins.create(samplePayin("PIX"))),
+        Array.from({ length: 100 }, () => paykit.payins.create(samplePayin("PIX"))),
       );
-      const gone = Array.from({ length: 200 }, (_, i) => `pi_gone${String(i).padStart(4, "0")}`);
+      const gone = Array.from({ length: 100 }, (_, i) => `pi_gone${String(i).padStart(4, "0")}`);
       // Every read takes a while, so a page can leave while one is in flight.
       await api.control.addFault({ method: "GET", path: "/payin/*", latencyMs: 100, times: 1_000_000 });
 
@@ -558,15 +558,17 @@ describe("2,000 pages that leave", () => {
       }
 
       const plan: Array<[Stage, string]> = [
-        ...Array.from({ length: 800 }, (_, i) => ["before authorize", shared[i % 10]?.id] as [Stage, string]),
+        ...Array.from({ length: 400 }, (_, i) => ["before authorize", shared[i % 10]?.id] as [Stage, string]),
         ...own.map((payin) => ["during the first read", payin.id] as [Stage, string]),
         ...gone.map((id) => ["during the first read", id] as [Stage, string]),
         ...Array.from(
-          { length: 800 },
+          { length: 400 },
           (_, i) => ["after the first event", shared[i % 10]?.id] as [Stage, string],
         ),
       ];
-      expect(plan).toHaveLength(2_000);
+      // Ten batches of as many pages as there are slots: one slot that leaked turns pages of the next
+      // batch away, so the size of the run only has to exceed one batch (it was 2,000 pages: 70 s of CI).
+      expect(plan).toHaveLength(1_000);
       const outcomes = new Map<string, number>();
       for (let start = 0; start < plan.length; start += 100) {
         const batch = plan.slice(start, start + 100);
@@ -579,9 +581,9 @@ describe("2,000 pages that leave", () => {
         await until(() => status.stats().openStreams === 0, "the batch's streams to be released", 60_000);
       }
       expect(Object.fromEntries(outcomes)).toEqual({
-        "before authorize: left": 800,
-        "during the first read: left": 400,
-        "after the first event: 200": 800,
+        "before authorize: left": 400,
+        "during the first read: left": 200,
+        "after the first event: 200": 400,
       });
       await until(() => answering === 0, "every handler call to settle", 60_000);
       expect(status.stats()).toEqual({ openStreams: 0, watchedPayins: 0 });
