@@ -168,11 +168,18 @@ async function produceEvents(mock: MockServer, secret: string, webhookUrl: strin
  * delay (due retries run at once) and flushes; a delivery that spent its 8 attempts is redelivered,
  * as an operator would. Answers the number of rounds and redeliveries.
  */
+/** The whole delivery log, every page of it (a control list answers one page of at most 1000). */
+async function deliveryLog(mock: MockServer) {
+  const log = [];
+  for await (const delivery of mock.control.listAll("webhooks", { limit: 1000 })) log.push(delivery);
+  return log;
+}
+
 async function deliverEverything(mock: MockServer): Promise<{ rounds: number; redelivered: number }> {
   let redelivered = 0;
   for (let round = 1; round <= 40; round += 1) {
     await mock.control.flushWebhooks();
-    const log = await mock.control.webhooks();
+    const log = await deliveryLog(mock);
     const failed = log.filter((d) => d.state === "failed");
     for (const d of failed) await mock.control.redeliverWebhook(d.id);
     redelivered += failed.length;
@@ -216,7 +223,7 @@ async function runScenario(kind: "redis" | "postgres", server: TestService) {
     await produceEvents(mock, secret, proxy.url);
     const { rounds, redelivered } = await deliverEverything(mock);
     await proxy.drain();
-    const log = await mock.control.webhooks();
+    const log = await deliveryLog(mock);
     const expected = new Set(log.map((d) => d.webhookId));
     const effects = await effectsOf();
     const perEvent = new Map<string, number>();

@@ -10,6 +10,8 @@ export type {
 export {
   type ClockView,
   type ControlCallOptions,
+  type ControlListEntry,
+  type ControlListOptions,
   type MockControl,
   MockControlError,
   type SetClockParams,
@@ -18,7 +20,9 @@ export type { DeliveryConcurrency } from "./domain/delivery-slots.js";
 export type { Fault, FaultParams, RateLimitParams } from "./domain/faults.js";
 export {
   CONTROL_LIST_LIMIT,
+  type ControlListName,
   type ListOptions,
+  type ListPage,
   type PayinView,
   type PayoutView,
 } from "./domain/lists.js";

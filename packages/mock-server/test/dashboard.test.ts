@@ -100,7 +100,7 @@ describe.each(TRANSPORTS_AND_STORES)("the dashboard and its control lists over %
       ["REFUSED", 180_000],
     ]);
     const route = await getJson(`/_mock/payins?accountId=${h.account.accountId}`);
-    expect(route).toEqual({ status: 200, body: { data: listed } });
+    expect(route).toEqual({ status: 200, body: { data: listed, nextCursor: null } });
   });
 
   it.each([

@@ -188,18 +188,24 @@ export async function databaseName(db: SqlDatabase): Promise<string> {
  * pending may gain attempts meanwhile: its attempts are compared once it settled.
  */
 async function viewOf(control: MockControl) {
-  const accounts = await control.accounts();
+  // Every page of each list (a list answers one page of at most 1000).
+  const all = async <T>(entries: AsyncIterable<T>) => {
+    const out: T[] = [];
+    for await (const entry of entries) out.push(entry);
+    return out;
+  };
+  const accounts = await all(control.listAll("accounts"));
   const ids = accounts.map((a) => a.accountId).sort();
   const perAccount = await Promise.all(
     ids.map(async (id) => ({
       id,
       clock: Date.parse((await control.accountClock(id)).now),
-      payins: await control.payins(id, { limit: 1000 }),
-      payouts: await control.payouts(id, { limit: 1000 }),
-      pixKeys: await control.pixKeys(id),
+      payins: await all(control.listAll("payins", { accountId: id, limit: 1000 })),
+      payouts: await all(control.listAll("payouts", { accountId: id, limit: 1000 })),
+      pixKeys: await all(control.listAll("pixKeys", { accountId: id, limit: 1000 })),
     })),
   );
-  const webhooks = (await control.webhooks()).map((d) => ({
+  const webhooks = (await all(control.listAll("webhooks", { limit: 1000 }))).map((d) => ({
     id: d.id,
     webhookId: d.webhookId,
     accountId: d.accountId,

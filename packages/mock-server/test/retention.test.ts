@@ -46,4 +46,36 @@ describe("the retention limit (maxRecords)", () => {
       await h.close();
     }
   });
+
+  it("drops COMPLETED payouts too, and the webhook deliveries of every dropped record", async () => {
+    const h = await startHarness("engine", {
+      autoAdvance: false,
+      maxRecords: 2,
+      fetch: async () => new Response(null, { status: 204 }),
+    });
+    try {
+      const api = apiOf(h);
+      const webhookUrl = "https://merchant.example/hooks";
+      const payins: string[] = [];
+      for (let i = 0; i < 4; i += 1) {
+        payins.push((await api.post("/payin", pixPayin({ webhookUrl }))).body.id);
+        await h.control.payPayin(payins[i]!);
+      }
+      const payouts: string[] = [];
+      for (let i = 0; i < 4; i += 1) {
+        payouts.push((await api.post("/payout", payoutBody({ webhookUrl }))).body.id);
+        await h.control.advancePayout(payouts[i]!);
+        await h.control.advancePayout(payouts[i]!);
+      }
+      expect((await h.control.payouts(h.account.accountId)).map((p) => p.status)).toEqual([
+        "COMPLETED",
+        "COMPLETED",
+      ]);
+      const reported = new Set((await h.control.webhooks(h.account.accountId)).map((d) => d.resourceId));
+      expect(reported).toEqual(new Set([...payins.slice(2), ...payouts.slice(2)]));
+      expect((await api.get(`/payout/${payouts[0]}`)).status).toBe(404);
+    } finally {
+      await h.close();
+    }
+  });
 });

@@ -32,6 +32,7 @@ import {
   PixKeyBody,
   UpdateAccountBody,
 } from "../src/domain/control-params.js";
+import { encodeCursor } from "../src/domain/lists.js";
 import { createMockServer, type MockServer, type MockServerOptions, samplePayin } from "../src/index.js";
 import { openPostgres } from "../src/stores/sql/sql-client.js";
 import { basic } from "./fixtures.js";
@@ -330,11 +331,13 @@ const ROUTES: Route[] = [
   {
     name: "GET /_mock/payins (query)",
     schema: ListQuery,
-    example: (ctx) => ({ accountId: ctx.keys.accountId }),
+    // A cursor is checked as one (the page after the oldest possible payin: none), never kept.
+    example: (ctx) => ({ accountId: ctx.keys.accountId, cursor: encodeCursor("payins", "pi_0") }),
     send: (ctx, input) => call(ctx, "GET", `/_mock/payins?${query(input)}`, admin),
     query: true,
     readBack: null,
     lookups: ["accountId"],
+    formatted: ["cursor"],
   },
 ];
 

@@ -156,6 +156,11 @@ export class Account {
   readonly payoutsById = new Map<string, PayoutRecord>();
   readonly payoutsByReference = new Map<string, PayoutRecord>();
   readonly payoutStatusCounts = new Map<string, number>();
+  /**
+   * When a request last used the account, in real epoch ms (not the mock clock, which tests move);
+   * 0 when not known in this process (read back from a store, whose own stamp then decides).
+   */
+  lastUsedAt = 0;
 
   constructor(
     readonly id: string,
@@ -256,8 +261,9 @@ export class Account {
   }
 
   /**
-   * Drops the oldest payin and the oldest payout in a final status while there are more than `max` of
-   * each (the retention limit); answers the records dropped, for the engine's own indexes and store. Balances keep
+   * Drops the oldest payin in a final status and the oldest payout in a final status or COMPLETED (a
+   * refund is the only way out of it, and a bound that kept every COMPLETED payout would bound
+   * nothing) while there are more than `max` of each (the retention limit); answers the records dropped, for the engine's own indexes and store. Balances keep
    * their running totals: a dropped record's money stays booked.
    */
   retain(max: number): { payins: PayinRecord[]; payouts: PayoutRecord[] } {
@@ -269,7 +275,7 @@ export class Account {
       droppedPayins.push(...this.payins.splice(at, 1));
     }
     while (this.payouts.length > max) {
-      const at = this.payouts.findIndex((p) => isFinalPayoutStatus(p.status));
+      const at = this.payouts.findIndex((p) => isFinalPayoutStatus(p.status) || p.status === "COMPLETED");
       if (at < 0) break;
       const [payout] = this.payouts.splice(at, 1);
       if (payout === undefined) break;

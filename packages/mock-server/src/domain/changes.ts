@@ -14,6 +14,10 @@ export class ChangeSet {
   readonly deliveries = new Set<string>();
   /** Accounts reset to their creation: their records and deliveries are dropped before the rest is written. */
   readonly resetAccounts = new Set<string>();
+  /** Accounts used by a request since their last stamp: the store stamps their last use on its own clock. */
+  readonly usedAccounts = new Set<string>();
+  /** Accounts removed (retention): gone for every reader at once, their rows deleted in batches later. */
+  readonly removedAccounts = new Set<string>();
   /** The whole sandbox was reset: everything saved is dropped before the rest is written. */
   everything = false;
 
@@ -24,7 +28,9 @@ export class ChangeSet {
       this.payouts.size === 0 &&
       this.accounts.size === 0 &&
       this.deliveries.size === 0 &&
-      this.resetAccounts.size === 0
+      this.resetAccounts.size === 0 &&
+      this.usedAccounts.size === 0 &&
+      this.removedAccounts.size === 0
     );
   }
 
@@ -35,6 +41,8 @@ export class ChangeSet {
     for (const id of other.accounts) this.accounts.add(id);
     for (const id of other.deliveries) this.deliveries.add(id);
     for (const id of other.resetAccounts) this.resetAccounts.add(id);
+    for (const id of other.usedAccounts) this.usedAccounts.add(id);
+    for (const id of other.removedAccounts) this.removedAccounts.add(id);
     this.everything ||= other.everything;
   }
 }
@@ -82,6 +90,18 @@ export class ChangeTracker {
   accountReset(accountId: string): void {
     this.#current.resetAccounts.add(accountId);
     this.#current.accounts.add(accountId);
+    this.#onChange();
+  }
+
+  /** An account was used by a request (at most about once a minute each: see `MockState.touch`). */
+  used(accountId: string): void {
+    this.#current.usedAccounts.add(accountId);
+    this.#onChange();
+  }
+
+  /** An account was removed with everything it held (retention). */
+  accountRemoved(accountId: string): void {
+    this.#current.removedAccounts.add(accountId);
     this.#onChange();
   }
 

@@ -7,6 +7,7 @@ import {
 } from "@paykit/contract";
 import * as z from "zod/mini";
 import { CLOCK_MAX_MS, CLOCK_MIN_MS, clockTimeOf } from "./clock.js";
+import { CONTROL_LIST_LIMIT } from "./lists.js";
 
 // Shapes of the mock's own control API (docs/decisions.md ("The mock server: control API")). They are not
 // wire shapes of the service, so they live here rather than in @paykit/contract. Every text field is a
@@ -149,8 +150,12 @@ export const ChallengeBody = z.strictObject({
   action: z.enum(["approve", "reject"]),
 });
 
-/** Query of `GET /_mock/payins` and `GET /_mock/payouts` (limit already read as a number when numeric). */
+/**
+ * Query of every control list (`GET /_mock/payins`, `/payouts`, `/webhooks`, `/accounts`, `/pix-keys`;
+ * limit already read as a number when numeric); the cursor's content is checked by the list itself.
+ */
 export const ListQuery = z.strictObject({
   accountId: z.optional(storableString(z.minLength(1), z.maxLength(200))),
-  limit: z.optional(z.int().check(z.gte(1), z.lte(1000))),
+  limit: z.optional(z.int().check(z.gte(1), z.lte(CONTROL_LIST_LIMIT.max))),
+  cursor: z.optional(storableString(z.minLength(1), z.maxLength(4000))),
 });

@@ -25,11 +25,16 @@ import { ApiError, invalidData } from "./errors.js";
 import type { Fault, FaultParams, RateLimitParams } from "./faults.js";
 import {
   CONTROL_LIST_LIMIT,
+  type ControlListName,
+  decodeCursor,
   type ListOptions,
+  type ListPage,
   listPayinViews,
   listPayoutViews,
+  type PagePlace,
   type PayinView,
   type PayoutView,
+  pageOf,
 } from "./lists.js";
 import type { WebhookDelivery } from "./outbox.js";
 import {
@@ -74,6 +79,38 @@ export interface ControlCallOptions {
   awaitWebhooks?: boolean;
 }
 
+/** Which page of a control list to read, and (`accountId`) of which account. */
+export interface ControlListOptions extends ListOptions {
+  /** One account's entries (404 when unknown); all accounts' without it. */
+  accountId?: string | undefined;
+}
+
+/** The entry type of each control list. */
+export interface ControlListEntry {
+  accounts: AccountView;
+  payins: PayinView;
+  payouts: PayoutView;
+  webhooks: WebhookDelivery;
+  pixKeys: PixKeyEntry;
+}
+
+/**
+ * Every entry of a paged list, one page fetched at a time as the caller iterates: each page starts
+ * after the previous page's last entry, so records created meanwhile shift nothing.
+ */
+export async function* eachEntry<T>(
+  fetchPage: (options: ControlListOptions) => Promise<ListPage<T>>,
+  options: ControlListOptions = {},
+): AsyncGenerator<T, void, undefined> {
+  let cursor = options.cursor;
+  for (;;) {
+    const page = await fetchPage({ ...options, cursor });
+    for (const entry of page.data) yield entry;
+    if (page.nextCursor === null) return;
+    cursor = page.nextCursor;
+  }
+}
+
 /**
  * The control API of the mock as typed methods (docs/decisions.md ("The mock server: control API")).
  * Two implementations share it: direct calls on an in-process engine, and HTTP calls to `/_mock/*` of a
@@ -85,18 +122,44 @@ export interface MockControl {
   createAccount(params?: CreateAccountParams): Promise<AccountKeys>;
   /** An account's settings and balance (`GET /_mock/accounts/{id}`). */
   getAccount(accountId: string): Promise<AccountView>;
-  /** Every account with its settings and balance (`GET /_mock/accounts`), oldest first. */
-  accounts(): Promise<AccountView[]>;
   /**
-   * The newest payins (`GET /_mock/payins?accountId=&limit=`), of one account or of all, each with its
-   * account and status history; at most `limit` (default 100, at most 1000).
+   * The accounts with their settings and balances (`GET /_mock/accounts?limit=&cursor=`), oldest first:
+   * one page, at most `limit` (default 100, at most 1000); {@link MockControl.listAll} reads them all.
+   */
+  accounts(options?: ListOptions): Promise<AccountView[]>;
+  /**
+   * The newest payins (`GET /_mock/payins?accountId=&limit=&cursor=`), of one account or of all, each
+   * with its account and status history: one page, at most `limit` (default 100, at most 1000).
    */
   payins(accountId?: string, options?: ListOptions): Promise<PayinView[]>;
   /**
-   * The newest payouts (`GET /_mock/payouts?accountId=&limit=`), of one account or of all, each with
-   * its account and status history; at most `limit` (default 100, at most 1000).
+   * The newest payouts (`GET /_mock/payouts?accountId=&limit=&cursor=`), of one account or of all, each
+   * with its account and status history: one page, at most `limit` (default 100, at most 1000).
    */
   payouts(accountId?: string, options?: ListOptions): Promise<PayoutView[]>;
+  /**
+   * One page of a control list with the cursor of the next (`{ data, nextCursor }`, as the HTTP lists
+   * answer): `nextCursor` is null on the last page.
+   *
+   * @example
+   * const first = await mock.control.listPage("payins", { accountId, limit: 50 });
+   * const second = await mock.control.listPage("payins", { accountId, limit: 50, cursor: first.nextCursor! });
+   */
+  listPage<L extends ControlListName>(
+    list: L,
+    options?: ControlListOptions,
+  ): Promise<ListPage<ControlListEntry[L]>>;
+  /**
+   * Every entry of a control list, in its order, fetched one page at a time as the caller iterates
+   * (one page in memory); records created meanwhile do not shift the pages still to come.
+   *
+   * @example
+   * for await (const payin of mock.control.listAll("payins", { accountId })) console.log(payin.status);
+   */
+  listAll<L extends ControlListName>(
+    list: L,
+    options?: ControlListOptions,
+  ): AsyncGenerator<ControlListEntry[L], void, undefined>;
   /** Changes an account's settings (`POST /_mock/accounts/{id}/settings`). */
   updateAccount(accountId: string, params: UpdateAccountParams): Promise<AccountView>;
   /**
@@ -140,8 +203,11 @@ export interface MockControl {
   setAccountClock(accountId: string, params: SetClockParams): Promise<ClockView>;
   /** Sets or advances the mock clock; due expiries, reserve releases and retries run at once. */
   setClock(params: SetClockParams): Promise<ClockView>;
-  /** The webhook delivery log, oldest first, optionally of one account. */
-  webhooks(accountId?: string): Promise<WebhookDelivery[]>;
+  /**
+   * The webhook delivery log (`GET /_mock/webhooks?accountId=&limit=&cursor=`), oldest first, of one
+   * account or of all: one page, at most `limit` (default 100, at most 1000).
+   */
+  webhooks(accountId?: string, options?: ListOptions): Promise<WebhookDelivery[]>;
   /**
    * Runs every retry due on the mock clock (and every held out-of-order event) now, of one account or
    * of all (`POST /_mock/webhooks/flush?accountId=`); resolves with the deliveries attempted once they
@@ -160,8 +226,11 @@ export interface MockControl {
   setRateLimit(params: RateLimitParams | null): Promise<void>;
   /** Registers a key in the PIX key directory, for every account or (`accountId`) for one alone. */
   registerPixKey(params: RegisterPixKeyParams): Promise<PixKeyEntry>;
-  /** Every key of the PIX key directory every account finds, then (`accountId`) that account's own. */
-  pixKeys(accountId?: string): Promise<PixKeyEntry[]>;
+  /**
+   * The keys of the PIX key directory every account finds, then (`accountId`) that account's own, each
+   * part in key order (`GET /_mock/pix-keys?accountId=&limit=&cursor=`): one page, at most `limit`.
+   */
+  pixKeys(accountId?: string, options?: ListOptions): Promise<PixKeyEntry[]>;
   /** Back to the start state: the default account only (same keys), seed directory, real clock. */
   reset(): Promise<void>;
 }
@@ -212,27 +281,71 @@ export class ControlOperations {
   getAccount(accountId: string): AccountView {
     return accountView(this.state.account(accountId), this.state.autoAdvance, this.state.pixDirectory);
   }
-  accounts(): AccountView[] {
-    return [...this.state.accounts.values()].map((account) =>
-      accountView(account, this.state.autoAdvance, this.state.pixDirectory),
-    );
+  /** Accounts oldest first (id order: ids are ULIDs on the sandbox clock); `accountId` narrows to one. */
+  accounts(options: ControlListOptions = {}): ListPage<AccountView> {
+    const { accounts, place } = this.#listed("accounts", options);
+    // Sorted per call: the cost follows the number of accounts, never their records.
+    const sorted = accounts.length > 1 ? [...accounts].sort((a, b) => (a.id < b.id ? -1 : 1)) : accounts;
+    const page = pageOf("accounts", [sorted], (account) => account.id, "oldest", place);
+    return {
+      data: page.data.map((account) => accountView(account, this.state.autoAdvance, this.state.pixDirectory)),
+      nextCursor: page.nextCursor,
+    };
   }
-  payins(accountId?: string, options: ListOptions = {}): PayinView[] {
-    const { accounts, limit } = this.#listed(accountId, options);
-    return listPayinViews(accounts, limit);
+  payins(options: ControlListOptions = {}): ListPage<PayinView> {
+    const { accounts, place } = this.#listed("payins", options);
+    return listPayinViews(accounts, place);
   }
-  payouts(accountId?: string, options: ListOptions = {}): PayoutView[] {
-    const { accounts, limit } = this.#listed(accountId, options);
-    return listPayoutViews(accounts, limit);
+  payouts(options: ControlListOptions = {}): ListPage<PayoutView> {
+    const { accounts, place } = this.#listed("payouts", options);
+    return listPayoutViews(accounts, place);
   }
-  // One account (404 when unknown) or all of them, and the checked page size.
-  #listed(accountId: string | undefined, options: ListOptions): { accounts: Account[]; limit: number } {
-    const input = checked(ListQuery, { accountId, limit: options.limit });
+  webhooks(options: ControlListOptions = {}): ListPage<WebhookDelivery> {
+    const { place } = this.#listed("webhooks", options);
+    return this.state.outbox.page(options.accountId, place);
+  }
+  /**
+   * The directory's shared keys, then the account's own, each part in `TYPE:key` order: a key may be
+   * in both parts (an account's own entry overrides the shared one), so the part is in the cursor.
+   */
+  pixKeys(options: ControlListOptions = {}): ListPage<PixKeyEntry> {
+    const { place } = this.#listed("pixKeys", options);
+    const keyed = (part: string, entries: readonly PixKeyEntry[]) =>
+      entries
+        .map((entry) => ({ entry, key: `${part}:${entry.type}:${entry.key}` }))
+        .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    const shared = keyed("0", this.state.directory.list());
+    const own =
+      options.accountId === undefined
+        ? []
+        : keyed("1", this.state.directory.list(options.accountId).slice(shared.length));
+    const page = pageOf("pixKeys", [[...shared, ...own]], (item) => item.key, "oldest", place);
+    return { data: page.data.map((item) => item.entry), nextCursor: page.nextCursor };
+  }
+  /** One page of any control list (the dispatcher of `listPage`). */
+  list<L extends ControlListName>(list: L, options: ControlListOptions = {}): ListPage<ControlListEntry[L]> {
+    const pages: { [K in ControlListName]: (o: ControlListOptions) => ListPage<ControlListEntry[K]> } = {
+      accounts: (o) => this.accounts(o),
+      payins: (o) => this.payins(o),
+      payouts: (o) => this.payouts(o),
+      webhooks: (o) => this.webhooks(o),
+      pixKeys: (o) => this.pixKeys(o),
+    };
+    return pages[list](options);
+  }
+  // The checked query of a list: its accounts (one, 404 when unknown, or all) and its page's place.
+  #listed(list: ControlListName, options: ControlListOptions): { accounts: Account[]; place: PagePlace } {
+    const input = checked(ListQuery, {
+      accountId: options.accountId,
+      limit: options.limit,
+      cursor: options.cursor,
+    });
     const accounts =
       input.accountId === undefined
         ? [...this.state.accounts.values()]
         : [this.state.account(input.accountId)];
-    return { accounts, limit: input.limit ?? CONTROL_LIST_LIMIT.default };
+    const after = input.cursor === undefined ? undefined : decodeCursor(list, input.cursor);
+    return { accounts, place: { limit: input.limit ?? CONTROL_LIST_LIMIT.default, after } };
   }
   updateAccount(accountId: string, params: UpdateAccountParams): AccountView {
     const account = this.state.account(accountId);
@@ -338,9 +451,6 @@ export class ControlOperations {
     time.scheduler.arm();
     return this.accountClock(accountId);
   }
-  webhooks(accountId?: string): WebhookDelivery[] {
-    return this.state.outbox.list(accountId);
-  }
   flushWebhooks(accountId?: string): Promise<WebhookDelivery[]> {
     if (accountId !== undefined) this.state.account(accountId);
     return this.state.outbox.flush(accountId);
@@ -378,10 +488,6 @@ export class ControlOperations {
     this.state.changes?.sandbox();
     return entry;
   }
-  pixKeys(accountId?: string): PixKeyEntry[] {
-    if (accountId !== undefined) this.state.account(accountId);
-    return this.state.directory.list(accountId);
-  }
   reset(): void {
     this.state.reset();
   }
@@ -414,9 +520,11 @@ export function directControl(ops: ControlOperations, saved?: () => Promise<void
   return {
     createAccount: (params) => call(() => ops.createAccount(params)),
     getAccount: (id) => call(() => ops.getAccount(id)),
-    accounts: () => call(() => ops.accounts()),
-    payins: (accountId, options) => call(() => ops.payins(accountId, options)),
-    payouts: (accountId, options) => call(() => ops.payouts(accountId, options)),
+    accounts: async (options) => (await call(() => ops.accounts(options))).data,
+    payins: async (accountId, options) => (await call(() => ops.payins({ ...options, accountId }))).data,
+    payouts: async (accountId, options) => (await call(() => ops.payouts({ ...options, accountId }))).data,
+    listPage: (list, options) => call(() => ops.list(list, options)),
+    listAll: (list, options) => eachEntry((o) => call(() => ops.list(list, o)), options),
     updateAccount: (id, params) => call(() => ops.updateAccount(id, params)),
     rotateWebhookSecret: (id, params) => call(() => ops.rotateWebhookSecret(id, params)),
     resetAccount: (id) => call(() => ops.resetAccount(id)),
@@ -433,7 +541,7 @@ export function directControl(ops: ControlOperations, saved?: () => Promise<void
     accountClock: (id) => call(() => ops.accountClock(id)),
     setAccountClock: (id, params) => call(() => ops.setAccountClock(id, params)),
     setClock: (params) => call(() => ops.setClock(params)),
-    webhooks: (accountId) => call(() => ops.webhooks(accountId)),
+    webhooks: async (accountId, options) => (await call(() => ops.webhooks({ ...options, accountId }))).data,
     flushWebhooks: (accountId) => call(() => ops.flushWebhooks(accountId)),
     redeliverWebhook: (id) => call(() => ops.redeliverWebhook(id)),
     addFault: (fault) => call(() => ops.addFault(fault)),
@@ -441,7 +549,7 @@ export function directControl(ops: ControlOperations, saved?: () => Promise<void
     clearFaults: (accountId) => call(() => ops.clearFaults(accountId)),
     setRateLimit: (params) => call(() => ops.setRateLimit(params)),
     registerPixKey: (params) => call(() => ops.registerPixKey(params)),
-    pixKeys: (accountId) => call(() => ops.pixKeys(accountId)),
+    pixKeys: async (accountId, options) => (await call(() => ops.pixKeys({ ...options, accountId }))).data,
     reset: () => call(() => ops.reset()),
   };
 }

@@ -4,6 +4,7 @@ import type { AccountTime } from "./account-time.js";
 import { DeliverySlots } from "./delivery-slots.js";
 import { ApiError } from "./errors.js";
 import type { UlidFactory } from "./ids.js";
+import { type ListPage, type PagePlace, pageOf } from "./lists.js";
 import { type ScheduledTask, unrefTimer } from "./scheduler.js";
 import { childTraceparent, type TraceContext } from "./trace-context.js";
 
@@ -107,6 +108,10 @@ const OUT_OF_ORDER_HOLD_MS = 50;
 export class Outbox {
   readonly #deliveries: DeliveryState[] = [];
   readonly #byId = new Map<string, DeliveryState>();
+  // Each account's deliveries in id order: a page of the log is found by binary search, not a scan.
+  readonly #byAccount = new Map<string, DeliveryState[]>();
+  /** Deliveries by the payin or payout they report: what the retention limit drops with a record. */
+  readonly #byResource = new Map<string, DeliveryState[]>();
   readonly #signers = new Map<string, Webhook>();
   #held: DeliveryState[] = [];
   #holdTimer: ReturnType<typeof setTimeout> | undefined;
@@ -150,6 +155,8 @@ export class Outbox {
     };
     this.#deliveries.push(state);
     this.#byId.set(state.entry.id, state);
+    this.#index(state);
+    this.#indexResource(state);
     this.hooks?.changed(state.entry.id);
     if (event.outOfOrder) this.#hold(state);
     else this.#start(state);
@@ -164,6 +171,31 @@ export class Outbox {
     return out;
   }
 
+  /** One page of the delivery log, oldest first (id order), of one account or of all. */
+  page(accountId: string | undefined, place: PagePlace): ListPage<WebhookDelivery> {
+    const lists =
+      accountId === undefined ? [...this.#byAccount.values()] : [this.#byAccount.get(accountId) ?? []];
+    const page = pageOf("webhooks", lists, (d) => d.entry.id, "oldest", place);
+    return { data: page.data.map((d) => copy(d.entry)), nextCursor: page.nextCursor };
+  }
+
+  // The deliveries of one account (its own list: a flush of one account never walks the others'), or all.
+  #of(accountId: string | undefined): readonly DeliveryState[] {
+    return accountId === undefined ? this.#deliveries : (this.#byAccount.get(accountId) ?? []);
+  }
+
+  // Adds a delivery to its account's id-ordered list: an append unless that account's clock was set back.
+  #index(d: DeliveryState): void {
+    let list = this.#byAccount.get(d.entry.accountId);
+    if (list === undefined) {
+      list = [];
+      this.#byAccount.set(d.entry.accountId, list);
+    }
+    let at = list.length;
+    while (at > 0 && list[at - 1]!.entry.id > d.entry.id) at--;
+    list.splice(at, 0, d);
+  }
+
   /**
    * Runs every retry that is due on the mock clock (and releases held out-of-order events) now, and
    * resolves once every attempt has settled (docs/decisions.md ("Mock server")). A retry whose time has
@@ -176,7 +208,7 @@ export class Outbox {
     await this.idle(accountId);
     const started = new Set<DeliveryState>(this.#held.filter(mine));
     this.#releaseHeld(accountId);
-    for (const d of this.#deliveries) {
+    for (const d of this.#of(accountId)) {
       if (!mine(d) || d.entry.state !== "pending" || d.inFlight !== null || d.retry === null) continue;
       if (d.retry.at > this.timeOf(d.entry.accountId).now()) continue;
       d.retry.cancelled = true;
@@ -211,7 +243,7 @@ export class Outbox {
   /** Resolves once no attempt (of the account, or of any) is in flight. */
   async idle(accountId?: string): Promise<void> {
     for (;;) {
-      const pending = this.#deliveries.flatMap((d) =>
+      const pending = this.#of(accountId).flatMap((d) =>
         d.inFlight && (accountId === undefined || d.entry.accountId === accountId) ? [d.inFlight] : [],
       );
       if (pending.length === 0) return;
@@ -255,6 +287,8 @@ export class Outbox {
       };
       this.#deliveries.push(d);
       this.#byId.set(d.entry.id, d);
+      this.#index(d);
+      this.#indexResource(d);
       if (d.entry.state !== "pending") continue;
       if (retryAt === null) this.#start(d);
       else this.#scheduleRetry(d, retryAt);
@@ -266,6 +300,8 @@ export class Outbox {
     for (const d of this.#deliveries) if (d.retry) d.retry.cancelled = true;
     this.#deliveries.length = 0;
     this.#byId.clear();
+    this.#byAccount.clear();
+    this.#byResource.clear();
     this.#held = [];
     if (this.#holdTimer !== undefined) clearTimeout(this.#holdTimer);
     this.#holdTimer = undefined;
@@ -273,14 +309,65 @@ export class Outbox {
 
   /** Forgets one account's deliveries (its reset): no retry of them runs, the log no longer lists them. */
   forget(accountId: string): void {
-    const kept = this.#deliveries.filter((d) => d.entry.accountId !== accountId);
-    for (const d of this.#deliveries) {
-      if (d.entry.accountId !== accountId) continue;
+    this.#drop((d) => d.entry.accountId === accountId);
+  }
+
+  /**
+   * Forgets the deliveries of records dropped by the retention limit (`maxRecords`), and tells a
+   * durable store, which deletes them too. The dropped records are the oldest, so their deliveries
+   * are near the front of the log.
+   */
+  forgetResources(resourceIds: Iterable<string>): void {
+    for (const resourceId of resourceIds) {
+      const states = this.#byResource.get(resourceId);
+      if (states === undefined) continue;
+      this.#byResource.delete(resourceId);
+      for (const d of states) {
+        // near the front of both lists: a native search and one move each, not a pass over the log
+        removeFrom(this.#deliveries, d);
+        const own = this.#byAccount.get(d.entry.accountId);
+        if (own !== undefined) removeFrom(own, d);
+        if (own?.length === 0) this.#byAccount.delete(d.entry.accountId);
+        if (d.retry) d.retry.cancelled = true;
+        this.#byId.delete(d.entry.id);
+        this.hooks?.changed(d.entry.id);
+      }
+      if (this.#held.length > 0) this.#held = this.#held.filter((d) => d.entry.resourceId !== resourceId);
+    }
+  }
+
+  #indexResource(d: DeliveryState): void {
+    const states = this.#byResource.get(d.entry.resourceId);
+    if (states === undefined) this.#byResource.set(d.entry.resourceId, [d]);
+    else states.push(d);
+  }
+
+  /**
+   * Removes the deliveries `gone` picks, compacting the log in place: spreading a kept list into
+   * `splice` passes one argument per delivery, which throws RangeError past ~120k of them.
+   */
+  #drop(gone: (d: DeliveryState) => boolean): void {
+    const list = this.#deliveries;
+    const touched = new Set<string>();
+    let kept = 0;
+    for (let i = 0; i < list.length; i++) {
+      const d = list[i]!;
+      if (!gone(d)) {
+        list[kept++] = d;
+        continue;
+      }
       if (d.retry) d.retry.cancelled = true;
       this.#byId.delete(d.entry.id);
+      this.#byResource.delete(d.entry.resourceId);
+      touched.add(d.entry.accountId);
     }
-    this.#deliveries.splice(0, this.#deliveries.length, ...kept);
-    this.#held = this.#held.filter((d) => d.entry.accountId !== accountId);
+    list.length = kept;
+    for (const accountId of touched) {
+      const own = this.#byAccount.get(accountId)?.filter((d) => !gone(d)) ?? [];
+      if (own.length === 0) this.#byAccount.delete(accountId);
+      else this.#byAccount.set(accountId, own);
+    }
+    this.#held = this.#held.filter((d) => !gone(d));
   }
 
   /** Stops scheduling (engine closed); attempts in flight finish without retries. */
@@ -435,4 +522,10 @@ function describeFailure(cause: unknown, timeoutMs: number): string {
 
 function copy(entry: WebhookDelivery): WebhookDelivery {
   return { ...entry, attempts: entry.attempts.map((a) => ({ ...a })) };
+}
+
+/** Removes one item from a list, searching from the front. */
+function removeFrom<T>(list: T[], item: T): void {
+  const at = list.indexOf(item);
+  if (at >= 0) list.splice(at, 1);
 }

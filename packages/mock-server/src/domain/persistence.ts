@@ -19,6 +19,12 @@ export interface StatePersistence {
    * across one was answered from changes the store does not hold, and must not be answered as done.
    */
   readonly reloads?: number;
+  /**
+   * The retention sweep of a store with its own clock: removes the accounts unused for `retentionMs`
+   * and deletes their rows in batches; answers the accounts removed. Without it, the engine sweeps
+   * its memory on the real clock.
+   */
+  sweep?(retentionMs: number): Promise<string[]>;
 }
 
 /**

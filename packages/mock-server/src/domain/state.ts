@@ -18,6 +18,7 @@ import { Outbox, type WebhookFetch } from "./outbox.js";
 import { PayinIndex } from "./payin-index.js";
 import { PixDirectory, type PixDirectoryMode, type RegisterPixKeyParams } from "./pix-directory.js";
 import { type PayinRecord, type PayoutRecord, payinWebhookJson, payoutJson } from "./records.js";
+import { retentionMs } from "./retention-period.js";
 import type { SavedSandbox } from "./saved.js";
 import { unrefTimer } from "./scheduler.js";
 import type { TraceContext } from "./trace-context.js";
@@ -57,16 +58,28 @@ export interface EngineOptions {
   strictPixDirectory?: boolean;
   /**
    * Retention for a mock left running for weeks: at most this many payins and this many payouts per
-   * account; beyond it the oldest records in a final status are dropped (a dropped record answers 404,
-   * and its payout `referenceId` may be used again). The CLI's `--max-records`.
+   * account; beyond it the oldest records in a final status (a payout COMPLETED too) are dropped with
+   * their webhook deliveries, from memory and from a durable store (a dropped record answers 404, and
+   * its payout `referenceId` may be used again). The CLI's `--max-records`.
    * @default unlimited
    */
   maxRecords?: number;
+  /**
+   * Removes accounts no request used for this long, with their payins, payouts, deliveries and PIX
+   * keys: ms, or a duration such as `"30d"`, `"12h"`, `"90m"`, `"45s"`; `0` or `"off"` keeps every
+   * account. The default account is never removed. With a durable store the store's clock decides
+   * (`now()` in SQL), and its rows are deleted a batch at a time. The CLI's `--retention`.
+   * @default off (`createMockServer` with a `dataDir` or `url` store: 30 days)
+   */
+  retention?: number | string;
   /** PIX keys registered on top of the seed directory (also after a reset). */
   pixKeys?: RegisterPixKeyParams[];
   /** Real wall clock in epoch ms; the mock clock starts from it. @default Date.now */
   now?: () => number;
 }
+
+/** How often, at most, an account's last use is stamped with a long retention. */
+const TOUCH_EVERY_MS = 60_000;
 
 /** The mock acquirer's ISPB in the end-to-end ids of its payouts (fictitious). */
 export const MOCK_ACQUIRER_ISPB = "99999004";
@@ -111,6 +124,12 @@ export class MockState {
   /** Records kept per account and kind; Infinity without a retention limit. */
   readonly maxRecords: number;
   readonly adminToken: string | undefined;
+  /** The real wall clock in epoch ms (not the mock clock): when accounts were last used. */
+  readonly realNow: () => number;
+  /** Accounts unused this long (ms) are removed; 0 keeps every account (`retention`). */
+  readonly retentionMs: number;
+  /** How often, at most, an account's last use is stamped: a durable store writes each stamp. */
+  readonly #touchEveryMs: number;
   defaultAccount!: Account;
   // The default account keeps its id and keys across resets.
   #defaultAccountId: string;
@@ -139,6 +158,11 @@ export class MockState {
   constructor(options: EngineOptions, expirePayin: (state: MockState, payin: PayinRecord) => void) {
     this.expireOnClock = (payin) => expirePayin(this, payin);
     this.clock = new MockClock(options.now);
+    this.realNow = options.now ?? Date.now;
+    this.retentionMs = retentionMs(options.retention);
+    // a minute, or a quarter of a short retention, so that a stamp is never as old as the retention
+    this.#touchEveryMs =
+      this.retentionMs > 0 ? Math.min(TOUCH_EVERY_MS, this.retentionMs / 4) : TOUCH_EVERY_MS;
     const fetcher = options.fetch;
     this.outbox = new Outbox(
       (accountId) => this.timeOf(accountId),
@@ -256,10 +280,8 @@ export class MockState {
     fresh.webhookSecret = old.webhookSecret;
     fresh.previousWebhookSecret = old.previousWebhookSecret;
     fresh.previousSecretUntil = old.previousSecretUntil;
-    for (const payin of old.payins) {
-      if (this.payins.get(payin.id) === payin) this.payins.delete(payin.id);
-      if (payin.threeDS) this.payinsByThreeDSTransaction.delete(payin.threeDS.transactionId);
-    }
+    fresh.lastUsedAt = old.lastUsedAt;
+    this.#forgetRecords(old);
     this.accounts.set(fresh.id, fresh);
     this.accountsByPublicKey.set(fresh.publicKey, fresh);
     // credentials already checked point at the old object
@@ -274,6 +296,66 @@ export class MockState {
     this.#times.get(accountId)?.scheduler.stop();
     this.#times.set(accountId, new AccountTime(this.clock, this.expireOnClock));
     return fresh;
+  }
+
+  /** Drops an account's payins from the sandbox-wide indexes (its reset or removal). */
+  #forgetRecords(account: Account): void {
+    for (const payin of account.payins) {
+      if (this.payins.get(payin.id) === payin) this.payins.delete(payin.id);
+      if (payin.threeDS) this.payinsByThreeDSTransaction.delete(payin.threeDS.transactionId);
+      this.#pageTokens.delete(payin.id);
+    }
+  }
+
+  /**
+   * Removes an account with everything it holds (retention): its keys stop working at once, its
+   * scheduled work and webhook retries stop, and a durable store deletes its rows in batches. The
+   * default account is never removed; answers whether the account was.
+   */
+  removeAccount(accountId: string): boolean {
+    const account = this.accounts.get(accountId);
+    if (account === undefined || account === this.defaultAccount) return false;
+    this.#forgetRecords(account);
+    this.accounts.delete(accountId);
+    this.accountsByPublicKey.delete(account.publicKey);
+    this.authenticator.clear();
+    this.outbox.forget(accountId);
+    this.faults.clear(accountId);
+    this.directory.forget(accountId);
+    this.#times.get(accountId)?.scheduler.stop();
+    this.#times.delete(accountId);
+    this.changes?.accountRemoved(accountId);
+    return true;
+  }
+
+  /**
+   * Stamps an account's last use (a merchant request or a control call about it), at most once a
+   * minute each: a durable store writes the stamp with the next save, on its own clock.
+   */
+  touch(accountId: string): void {
+    const account = this.accounts.get(accountId);
+    if (account === undefined) return;
+    const now = this.realNow();
+    if (now - account.lastUsedAt < this.#touchEveryMs) return;
+    account.lastUsedAt = now;
+    this.changes?.used(accountId);
+  }
+
+  /**
+   * Whether this process saw the account used within `retentionMs` (a stamp a store may not hold
+   * yet); a store's sweep keeps such an account whatever its own clock says.
+   */
+  usedWithin(accountId: string, retentionMs: number): boolean {
+    const account = this.accounts.get(accountId);
+    return account !== undefined && this.realNow() - account.lastUsedAt < retentionMs;
+  }
+
+  /** The accounts, default one aside, that no request used for `retentionMs` (memory mode's sweep). */
+  unusedAccounts(retentionMs: number): string[] {
+    const ids: string[] = [];
+    for (const account of this.accounts.values())
+      if (account !== this.defaultAccount && !this.usedWithin(account.id, retentionMs)) ids.push(account.id);
+    return ids;
   }
 
   /** Whether `account` is still the live account of its id (not replaced by a reset). */
@@ -307,6 +389,7 @@ export class MockState {
       });
     }
     const account = new Account(id, keys.publicKey, keys.secretKey, params);
+    account.lastUsedAt = this.realNow();
     this.accounts.set(account.id, account);
     this.accountsByPublicKey.set(account.publicKey, account);
     this.#times.set(account.id, new AccountTime(this.clock, this.expireOnClock));
@@ -363,13 +446,20 @@ export class MockState {
   retain(account: Account): void {
     if (account.payins.length <= this.maxRecords && account.payouts.length <= this.maxRecords) return;
     const dropped = account.retain(this.maxRecords);
+    const gone = new Set<string>();
     for (const payin of dropped.payins) {
       this.payins.delete(payin.id);
       if (payin.threeDS) this.payinsByThreeDSTransaction.delete(payin.threeDS.transactionId);
       this.#pageTokens.delete(payin.id);
       this.changes?.payin(payin);
+      gone.add(payin.id);
     }
-    for (const payout of dropped.payouts) this.changes?.payout(payout);
+    for (const payout of dropped.payouts) {
+      this.changes?.payout(payout);
+      gone.add(payout.id);
+    }
+    // their deliveries go with them, from memory and from the store: the limit bounds both
+    this.outbox.forgetResources(gone);
   }
 
   /** The token of a payin's bank authorization page, made on first use. */

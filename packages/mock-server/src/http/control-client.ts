@@ -1,6 +1,12 @@
-import type { ControlCallOptions, MockControl, SetClockParams } from "../domain/control.js";
-import { MockControlError } from "../domain/control.js";
-import type { ListOptions } from "../domain/lists.js";
+import type {
+  ControlCallOptions,
+  ControlListEntry,
+  ControlListOptions,
+  MockControl,
+  SetClockParams,
+} from "../domain/control.js";
+import { eachEntry, MockControlError } from "../domain/control.js";
+import type { ControlListName, ListPage } from "../domain/lists.js";
 
 /** Where a running mock is and how to reach its control API. */
 export interface HttpControlOptions {
@@ -33,6 +39,15 @@ function clockBody(params: SetClockParams): object {
       : params.now;
   return { ...params, now };
 }
+
+/** The path under `/_mock` of each control list. */
+const LIST_PATHS: Record<ControlListName, string> = {
+  accounts: "/accounts",
+  payins: "/payins",
+  payouts: "/payouts",
+  webhooks: "/webhooks",
+  pixKeys: "/pix-keys",
+};
 
 /** `?awaitWebhooks=true` when a call asks to wait for its deliveries. */
 function callQuery(options: ControlCallOptions | undefined): string {
@@ -84,19 +99,27 @@ export function createHttpControl(options: HttpControlOptions): MockControl {
     return parsed as T;
   }
   const id = encodeURIComponent;
-  const listed = async (path: string, accountId?: string, options: ListOptions = {}) => {
+  const listPage = <L extends ControlListName>(
+    list: L,
+    options: ControlListOptions = {},
+  ): Promise<ListPage<ControlListEntry[L]>> => {
     const query = new URLSearchParams();
-    if (accountId !== undefined) query.set("accountId", accountId);
+    if (options.accountId !== undefined) query.set("accountId", options.accountId);
     if (options.limit !== undefined) query.set("limit", String(options.limit));
+    if (options.cursor !== undefined) query.set("cursor", options.cursor);
     const search = query.size > 0 ? `?${query}` : "";
-    return (await send<{ data: never }>("GET", `${path}${search}`)).data;
+    return send("GET", `${LIST_PATHS[list]}${search}`);
   };
+  const listed = async <L extends ControlListName>(list: L, options: ControlListOptions) =>
+    (await listPage(list, options)).data;
   return {
     createAccount: (params) => send("POST", "/accounts", params ?? {}),
     getAccount: (accountId) => send("GET", `/accounts/${id(accountId)}`),
-    accounts: async () => (await send<{ data: never }>("GET", "/accounts")).data,
-    payins: (accountId, options) => listed("/payins", accountId, options),
-    payouts: (accountId, options) => listed("/payouts", accountId, options),
+    accounts: (options) => listed("accounts", { ...options }),
+    payins: (accountId, options) => listed("payins", { ...options, accountId }),
+    payouts: (accountId, options) => listed("payouts", { ...options, accountId }),
+    listPage,
+    listAll: (list, options) => eachEntry((o) => listPage(list, o), options),
     updateAccount: (accountId, params) => send("POST", `/accounts/${id(accountId)}/settings`, params),
     resetAccount: (accountId) => send("POST", `/accounts/${id(accountId)}/reset`),
     rotateWebhookSecret: (accountId, params) =>
@@ -118,8 +141,7 @@ export function createHttpControl(options: HttpControlOptions): MockControl {
     accountClock: (accountId) => send("GET", `/accounts/${id(accountId)}/clock`),
     setAccountClock: (accountId, params) =>
       send("POST", `/accounts/${id(accountId)}/clock`, clockBody(params)),
-    webhooks: async (accountId) =>
-      (await send<{ data: never }>("GET", `/webhooks${accountId ? `?accountId=${id(accountId)}` : ""}`)).data,
+    webhooks: (accountId, options) => listed("webhooks", { ...options, accountId }),
     flushWebhooks: async (accountId) =>
       (
         await send<{ data: never }>(
@@ -138,13 +160,7 @@ export function createHttpControl(options: HttpControlOptions): MockControl {
       await send("POST", "/rate-limit", params ?? { limit: null });
     },
     registerPixKey: (params) => send("POST", "/pix-keys", params),
-    pixKeys: async (accountId) =>
-      (
-        await send<{ data: never }>(
-          "GET",
-          accountId === undefined ? "/pix-keys" : `/pix-keys?accountId=${id(accountId)}`,
-        )
-      ).data,
+    pixKeys: (accountId, options) => listed("pixKeys", { ...options, accountId }),
     reset: async () => {
       await send("POST", "/reset");
     },

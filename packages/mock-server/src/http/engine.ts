@@ -3,6 +3,7 @@ import { ControlOperations, directControl, type MockControl } from "../domain/co
 import { ApiError } from "../domain/errors.js";
 import { expireOnClock } from "../domain/payins.js";
 import { changesNotStored, type StatePersistence } from "../domain/persistence.js";
+import { startRetention } from "../domain/retention.js";
 import { type EngineOptions, MockState } from "../domain/state.js";
 import { authorizeSharedControlCall, checkAdminToken } from "./control-access.js";
 import { type EngineRequest, type EngineResponse, errorResponse, MAX_BODY_BYTES } from "./messages.js";
@@ -109,6 +110,10 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
   const ops = new ControlOperations(state);
   const router = new Router(allRoutes(state, ops));
   const onError = options.onError;
+  const stopRetention =
+    state.retentionMs > 0
+      ? startRetention(state, persistence, state.retentionMs, (error) => onError?.(error))
+      : () => {};
 
   async function dispatch(req: EngineRequest): Promise<EngineResponse> {
     // HEAD is answered on every GET route: the GET runs, the body is dropped (RFC 9110 section 9.3.2).
@@ -146,7 +151,10 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
       if (req.path.startsWith("/_mock/")) state.runDue();
       else {
         const caller = state.authenticator.accountIdOf(req.header("authorization"));
-        if (caller !== null) state.runDue(caller);
+        if (caller !== null) {
+          state.runDue(caller);
+          state.touch(caller);
+        }
       }
       if (req.body !== null && bodyBytes(req.body) > MAX_BODY_BYTES) throw tooLarge();
       let drop = false;
@@ -173,6 +181,9 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
           const access = route.access?.({ req, params }) ?? "global";
           caller = authorizeSharedControlCall(state, req, access, sharedToken);
         } else if (state.adminToken !== undefined) checkAdminToken(req, state.adminToken);
+        // a control call about an account is a use of it too (retention counts from the last use)
+        if (caller !== undefined) state.touch(caller);
+        if (params.id !== undefined && route.path.startsWith("/_mock/accounts/:id")) state.touch(params.id);
       }
       // Most handlers answer at once: awaiting only a promise saves a microtask turn per request.
       const handled = route.handle(caller === undefined ? { req, params } : { req, params, caller });
@@ -196,6 +207,7 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
       return state.keysOf(state.defaultAccount);
     },
     close() {
+      stopRetention();
       state.close();
     },
   };

@@ -1,7 +1,7 @@
 import { validate } from "@paykit/contract";
 import { buildOpenApiDocument } from "@paykit/contract/openapi";
 import type * as z from "zod/mini";
-import type { ControlCallOptions, ControlOperations } from "../domain/control.js";
+import type { ControlCallOptions, ControlListOptions, ControlOperations } from "../domain/control.js";
 import { AuthorizeBody, ChallengeBody, FailBody, ListQuery, ThreeDSBody } from "../domain/control-params.js";
 import { ApiError, invalidData } from "../domain/errors.js";
 import { constantTimeEqual } from "../domain/ids.js";
@@ -125,10 +125,10 @@ function accountQuery(req: { query: string }): string | undefined {
 }
 
 /**
- * The query of a control list (`?accountId=&limit=`): a numeric `limit` read as a number, an empty
- * `accountId` as none (the dashboard's "all accounts"), unknown keys refused by {@link ListQuery}.
+ * The query of a control list (`?accountId=&limit=&cursor=`): a numeric `limit` read as a number, an
+ * empty `accountId` as none (the dashboard's "all accounts"), unknown keys refused by {@link ListQuery}.
  */
-function listQuery(query: string): { accountId?: string; limit?: number } {
+function listQuery(query: string): ControlListOptions {
   const raw: Record<string, unknown> = {};
   for (const [key, value] of new URLSearchParams(query)) {
     if (key in raw)
@@ -259,9 +259,10 @@ function controlRoutes(state: MockState, ops: ControlOperations): Route[] {
       ok(ops.createAccount(controlBody(req) as never), 201),
     ),
     // Account keys see their own account alone (the dashboard of one team member on a shared sandbox).
-    bodiless("GET", "/_mock/accounts", caller, ({ caller: self }) =>
-      ok({ data: self === undefined ? ops.accounts() : [ops.getAccount(self)] }),
-    ),
+    bodiless("GET", "/_mock/accounts", caller, ({ req, caller: self }) => {
+      const query = listQuery(req.query);
+      return ok(ops.accounts(self === undefined ? query : { ...query, accountId: self }));
+    }),
     bodiless("GET", "/_mock/accounts/:id", account, ({ params }) => ok(ops.getAccount(params.id!))),
     bodiless("POST", "/_mock/accounts/:id/reset", account, ({ params }) => ok(ops.resetAccount(params.id!))),
     bodiless("GET", "/_mock/accounts/:id/clock", account, ({ params }) => ok(ops.accountClock(params.id!))),
@@ -274,14 +275,8 @@ function controlRoutes(state: MockState, ops: ControlOperations): Route[] {
     route("POST", "/_mock/accounts/:id/webhook-secret", account, ({ req, params }) =>
       ok(ops.rotateWebhookSecret(params.id!, controlBody(req) as never)),
     ),
-    bodiless("GET", "/_mock/payins", queried, ({ req }) => {
-      const { accountId, limit } = listQuery(req.query);
-      return ok({ data: ops.payins(accountId, { limit }) });
-    }),
-    bodiless("GET", "/_mock/payouts", queried, ({ req }) => {
-      const { accountId, limit } = listQuery(req.query);
-      return ok({ data: ops.payouts(accountId, { limit }) });
-    }),
+    bodiless("GET", "/_mock/payins", queried, ({ req }) => ok(ops.payins(listQuery(req.query)))),
+    bodiless("GET", "/_mock/payouts", queried, ({ req }) => ok(ops.payouts(listQuery(req.query)))),
     // `?awaitWebhooks=true`: answered once the deliveries the call caused were attempted.
     bodiless("POST", "/_mock/payins/:id/pay", payin, async ({ req, params }) =>
       ok(await ops.payPayin(params.id!, callOptions(req))),
@@ -315,7 +310,7 @@ function controlRoutes(state: MockState, ops: ControlOperations): Route[] {
     ),
     bodiless("GET", "/_mock/clock", global, () => ok(ops.clock())),
     route("POST", "/_mock/clock", global, ({ req }) => ok(ops.setClock(controlBody(req) as never))),
-    bodiless("GET", "/_mock/webhooks", queried, ({ req }) => ok({ data: ops.webhooks(accountQuery(req)) })),
+    bodiless("GET", "/_mock/webhooks", queried, ({ req }) => ok(ops.webhooks(listQuery(req.query)))),
     bodiless("POST", "/_mock/webhooks/flush", queried, async ({ req }) =>
       ok({ data: await ops.flushWebhooks(accountQuery(req)) }),
     ),
@@ -334,7 +329,7 @@ function controlRoutes(state: MockState, ops: ControlOperations): Route[] {
       ops.setRateLimit(controlBody(req) as never);
       return ok({ rateLimit: ops.rateLimit() });
     }),
-    bodiless("GET", "/_mock/pix-keys", queried, ({ req }) => ok({ data: ops.pixKeys(accountQuery(req)) })),
+    bodiless("GET", "/_mock/pix-keys", queried, ({ req }) => ok(ops.pixKeys(listQuery(req.query)))),
     route("POST", "/_mock/pix-keys", bodyAccount, ({ req }) =>
       ok(ops.registerPixKey(controlBody(req) as never), 201),
     ),

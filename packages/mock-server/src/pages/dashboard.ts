@@ -5,11 +5,11 @@
  *
  * | call | for |
  * |---|---|
- * | `GET /_mock/accounts` → `{ data: AccountView[] }` | accounts, settings and balances |
- * | `GET /_mock/payins?accountId=` → `{ data: payin[] }` (with `accountId`, `statusHistory`) | payins |
- * | `GET /_mock/payouts?accountId=` → `{ data: payout[] }` (with `accountId`, `statusHistory`) | payouts |
+ * | `GET /_mock/accounts` → `{ data: AccountView[], nextCursor }` | accounts, settings and balances |
+ * | `GET /_mock/payins?accountId=` → `{ data: payin[], nextCursor }` (with `accountId`, `statusHistory`) | payins |
+ * | `GET /_mock/payouts?accountId=` → `{ data: payout[], nextCursor }` (with `accountId`, `statusHistory`) | payouts |
  * | `POST /_mock/payouts/{id}/approve`, `/reject` | the manual approval (AWAITING_APPROVAL) |
- * | `GET /_mock/webhooks?accountId=` → `{ data: delivery[] }` | the delivery log with every attempt |
+ * | `GET /_mock/webhooks?accountId=` → `{ data: delivery[], nextCursor }` | the delivery log with every attempt |
  * | `POST /_mock/webhooks/{deliveryId}/redeliver` | Redeliver |
  * | `GET /_mock/clock`, `POST /_mock/clock` `{ advanceMs }` | the clock |
  *
@@ -90,21 +90,24 @@ function api(method, path, body) {
     });
 }
 
-// A list the mock cannot answer (an older mock without the route) is shown as such, not as empty.
+// A list the mock cannot answer (an older mock without the route) is shown as such, not as empty. A
+// list is one page (at most 100 entries); "more" says that the control API has further pages.
 function list(path) {
-  return api("GET", path).then(function (d) { return { rows: (d && d.data) || [] }; },
+  return api("GET", path).then(function (d) { return { rows: (d && d.data) || [], more: Boolean(d && d.nextCursor) }; },
     function (error) { return { rows: [], error: error.message }; });
 }
 
 function query() { return state.account ? "?accountId=" + encodeURIComponent(state.account) : ""; }
 
-function section(id, columns, rows, missing) {
+function section(id, columns, rows, missing, more) {
   var body = $(id);
   if (missing) {
     body.replaceChildren(el("tr", {}, [el("td", { colspan: String(columns), class: "muted", text: "not available: " + missing })]));
   } else if (rows.length === 0) {
     body.replaceChildren(el("tr", {}, [el("td", { colspan: String(columns), class: "muted", text: "nothing yet" })]));
   } else {
+    if (more) rows = rows.concat([el("tr", { "data-testid": "more" }, [el("td", { colspan: String(columns), class: "muted",
+      text: "first " + rows.length + " shown; the control API pages through the rest (?cursor=)" })])]);
     body.replaceChildren.apply(body, rows);
   }
 }
@@ -137,7 +140,7 @@ function renderAccounts(result) {
       el("td", { class: "num", text: brl(b.reserved) }),
       el("td", { class: "num", text: brl(b.pending) }),
     ]);
-  }), result.error);
+  }), result.error, result.more);
 }
 
 function renderPayouts(result) {
@@ -159,7 +162,7 @@ function renderPayouts(result) {
       el("td", {}, [history(p.statusHistory)]),
       actions,
     ]);
-  }), result.error);
+  }), result.error, result.more);
 }
 
 function renderPayins(result) {
@@ -172,11 +175,11 @@ function renderPayins(result) {
       el("td", {}, [badge(p.status)]),
       el("td", {}, [history(p.statusHistory)]),
     ]);
-  }), result.error);
+  }), result.error, result.more);
 }
 
 function renderWebhooks(result) {
-  // Newest first on screen; the API answers oldest first.
+  // Newest first on screen; the API answers oldest first (this page: the log's oldest entries).
   var rows = result.rows.slice().reverse().map(function (d) {
     var attempts = el("ol", { class: "history" }, (d.attempts || []).map(function (a) {
       return el("li", { text: time(a.at) + " · " + (a.statusCode === null || a.statusCode === undefined ? "no answer" : "HTTP " + a.statusCode) + (a.error ? " · " + a.error : "") });
@@ -192,7 +195,7 @@ function renderWebhooks(result) {
         onclick: function () { act("POST", "webhooks/" + encodeURIComponent(d.id) + "/redeliver", {}, d.id + " redelivered"); } })]),
     ]);
   });
-  section("webhooks", 7, rows, result.error);
+  section("webhooks", 7, rows, result.error, result.more);
 }
 
 // The account's own clock when signed in with its keys; the sandbox clock otherwise.

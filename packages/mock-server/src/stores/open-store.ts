@@ -55,7 +55,7 @@ export async function openDurableStore(
     await migrate(db);
     const store = new SqlStateStore(db);
     // one process holds the directory: after a failed save it reads the committed state back itself
-    persister = new Persister(store, await store.load(), onError, { reload: () => store.load() });
+    persister = new Persister(store, await store.load(), onError, { reload: () => store.load() }, store);
   } catch (error) {
     await db.close().catch(() => {});
     unlock();

@@ -17,6 +17,14 @@ export interface BatchWriter {
   write(batch: SaveBatch): Promise<void>;
 }
 
+/** A store's side of the retention sweep: its clock picks the unused accounts, its purge deletes their rows. */
+export interface StoreSweeper {
+  /** The accounts, `keep` aside, unused for `retentionMs` on the store's clock. */
+  unusedAccounts(retentionMs: number, keep: string): Promise<string[]>;
+  /** Deletes the rows no reader sees any more (removed accounts, epochs before a reset), in batches. */
+  purge(stop: () => boolean): Promise<number>;
+}
+
 /** What a persister does once a save failed and its engine's state holds changes its store does not. */
 export type AfterFailedSave =
   /** Reads the committed state back into the same engine (`--data-dir`: one process holds the store). */
@@ -38,6 +46,7 @@ export class Persister implements StatePersistence {
   readonly #saved: SavedState | null;
   readonly #onError: (error: unknown) => void;
   readonly #afterFailure: AfterFailedSave;
+  readonly #sweeper: StoreSweeper | null;
   readonly #tracker = new ChangeTracker(() => this.#changed());
   #state: MockState | null = null;
   // Marks counted, and the count the last committed batch covered.
@@ -50,6 +59,7 @@ export class Persister implements StatePersistence {
   #failed = false;
   #changedAfterStop = false;
   #reloading: Promise<void> | null = null;
+  #purging: Promise<void> | null = null;
   #lastReload = 0;
   #waiters: { target: number; waiter: Waiter }[] = [];
   /** Batches committed, for the bench and the tests. */
@@ -67,7 +77,9 @@ export class Persister implements StatePersistence {
     saved: SavedState | null,
     onError: (error: unknown) => void = () => {},
     afterFailure: AfterFailedSave = { giveUp: () => {} },
+    sweeper: StoreSweeper | null = null,
   ) {
+    this.#sweeper = sweeper;
     this.#writer = writer;
     this.#saved = saved;
     this.#onError = onError;
@@ -88,6 +100,8 @@ export class Persister implements StatePersistence {
       this.#tracker.account(state.defaultAccount.id);
     } else {
       restoreState(state, this.#saved);
+      // what a process that stopped mid-purge left behind (retention off or not)
+      void this.#purge();
     }
   }
 
@@ -105,6 +119,43 @@ export class Persister implements StatePersistence {
       this.#waiters.push({ target: this.#marked, waiter: { resolve, reject } });
       this.#schedule();
     });
+  }
+
+  /**
+   * The retention sweep on a durable store: removes the accounts the store's clock finds unused for
+   * `retentionMs` (unless this process saw one used since its last saved stamp), saves that, then
+   * deletes their rows a batch at a time. Answers the accounts removed.
+   */
+  async sweep(retentionMs: number): Promise<string[]> {
+    const state = this.#state;
+    if (this.#sweeper === null || state === null || this.#stopped || this.#failed) return [];
+    const ids = await this.#sweeper.unusedAccounts(retentionMs, state.defaultAccount.id);
+    const removed = ids.filter((id) => !state.usedWithin(id, retentionMs) && state.removeAccount(id));
+    if (removed.length > 0) await this.saved();
+    // also finishes a purge an earlier process left half done
+    await this.#purge();
+    return removed;
+  }
+
+  /**
+   * Deletes, a batch per transaction, what removals and resets left behind; one purge at a time, and
+   * one asked for while another runs finds the new work too (it runs until nothing is left).
+   */
+  #purge(): Promise<void> {
+    const sweeper = this.#sweeper;
+    if (sweeper === null) return Promise.resolve();
+    this.#purging ??= sweeper
+      .purge(() => this.#stopped)
+      .then(
+        () => {},
+        (error: unknown) => {
+          if (!this.#stopped) this.#onError(error);
+        },
+      )
+      .finally(() => {
+        this.#purging = null;
+      });
+    return this.#purging;
   }
 
   /** Saves nothing more (the store is closing, or the leader stepped down): a later change is never saved, and a request that made one hears 503. */
@@ -140,13 +191,18 @@ export class Persister implements StatePersistence {
       while (this.#written < this.#marked) {
         const target = this.#marked;
         const changes = this.#tracker.take();
+        let batch: SaveBatch;
         try {
-          await this.#writer.write(batchOf(this.#state, changes));
+          batch = batchOf(this.#state, changes);
+          await this.#writer.write(batch);
         } catch (error) {
           this.#fail(error, target);
           return;
         }
         this.batches += 1;
+        // a reset's old rows and a removed account's rows are deleted behind it, a batch at a time
+        if (batch.everything || batch.resetAccounts.length > 0 || batch.removedAccounts.length > 0)
+          void this.#purge();
         this.#written = target;
         const waiting = this.#waiters;
         this.#waiters = [];
@@ -220,6 +276,8 @@ function batchOf(state: MockState, changes: ChangeSet): SaveBatch {
   const batch: SaveBatch = {
     everything: changes.everything,
     resetAccounts: [...changes.resetAccounts],
+    usedAccounts: [...changes.usedAccounts],
+    removedAccounts: [...changes.removedAccounts],
     accounts: [],
     payins: [],
     deletedPayins: [],

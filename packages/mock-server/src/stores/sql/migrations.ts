@@ -145,6 +145,28 @@ CREATE TABLE paykit_forwarded (
 CREATE INDEX paykit_forwarded_by_age ON paykit_forwarded (created_at);
 `,
   },
+  {
+    version: 4,
+    name: "retention and resets in batches: last use, removed accounts, epochs of an account's records",
+    // last_used_at is on the database clock (stamped with now() by the saves). An account with
+    // removed_at set is gone for every reader; a reset bumps the account's epoch, and its rows of an
+    // older epoch are gone for every reader. Either way the rows go a batch at a time in later
+    // transactions (purged_epoch: the epoch below which none is left), so a big account's reset or
+    // removal commits at once and holds no other account up.
+    sql: `
+ALTER TABLE paykit_accounts ADD COLUMN last_used_at TIMESTAMPTZ NOT NULL DEFAULT now();
+ALTER TABLE paykit_accounts ADD COLUMN removed_at TIMESTAMPTZ;
+ALTER TABLE paykit_accounts ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE paykit_accounts ADD COLUMN purged_epoch INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE paykit_payins ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE paykit_payouts ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE paykit_deliveries ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE paykit_payouts DROP CONSTRAINT paykit_payouts_reference_unique;
+ALTER TABLE paykit_payouts ADD CONSTRAINT paykit_payouts_reference_unique UNIQUE (account_id, epoch, reference_id);
+CREATE INDEX paykit_accounts_by_last_use ON paykit_accounts (last_used_at) WHERE removed_at IS NULL;
+CREATE INDEX paykit_accounts_to_purge ON paykit_accounts (id) WHERE removed_at IS NOT NULL OR purged_epoch < epoch;
+`,
+  },
 ];
 
 /** The newest schema version this mock knows. */

@@ -10,10 +10,14 @@ import type { SqlDatabase, SqlQueryable } from "./sql-client.js";
 
 /** One save: what to drop, then what to write, in one transaction. */
 export interface SaveBatch {
-  /** Drop everything first (a reset of the whole sandbox). */
+  /** Drop everything first (a reset of the whole sandbox: hidden at once, purged in batches). */
   everything: boolean;
-  /** Accounts whose records and deliveries are dropped first (their reset). */
+  /** Accounts reset: their records and deliveries so far are dropped first (a new epoch; purged later). */
   resetAccounts: string[];
+  /** Accounts whose last use is stamped (`now()`, the database's clock). */
+  usedAccounts: string[];
+  /** Accounts removed (retention): hidden at once, their rows deleted later by {@link SqlStateStore.purge}. */
+  removedAccounts: string[];
   accounts: { account: SavedAccount; available: number; reserved: number; pending: number }[];
   payins: SavedPayin[];
   deletedPayins: string[];
@@ -25,6 +29,22 @@ export interface SaveBatch {
 }
 
 const SANDBOX_KEY = "state";
+
+/**
+ * Keeps the rows of table alias `t` that readers see: of an account not removed, and of its current
+ * epoch (rows of an epoch before its last reset wait for the purge).
+ */
+function live(t: string): string {
+  return `JOIN paykit_accounts live ON live.id = ${t}.account_id AND live.epoch = ${t}.epoch AND live.removed_at IS NULL`;
+}
+
+/** Rows per purge transaction: short enough that no other account's save waits long behind one. */
+const PURGE_BATCH = 1_000;
+
+/** The tables whose rows carry their account's epoch, deliveries first (their attempts go with them). */
+const EPOCH_TABLES = ["paykit_deliveries", "paykit_payins", "paykit_payouts"] as const;
+/** The other tables holding an account's rows: purged when the account is removed. */
+const ACCOUNT_TABLES = ["paykit_ledger", "paykit_faults", "paykit_scheduled"] as const;
 
 /** Reads and writes the mock's saved state on one database. */
 export class SqlStateStore {
@@ -46,11 +66,16 @@ export class SqlStateStore {
     );
     const first = sandbox.rows[0];
     if (first === undefined) return null;
+    // a removed account's rows may still be there, waiting for the purge: nobody reads them
     const accounts = await db.query<{ settings: SavedAccount }>(
-      "SELECT settings FROM paykit_accounts ORDER BY id",
+      "SELECT settings FROM paykit_accounts WHERE removed_at IS NULL ORDER BY id",
     );
-    const payins = await db.query<{ record: SavedPayin }>("SELECT record FROM paykit_payins ORDER BY id");
-    const payouts = await db.query<{ record: SavedPayout }>("SELECT record FROM paykit_payouts ORDER BY id");
+    const payins = await db.query<{ record: SavedPayin }>(
+      `SELECT r.record FROM paykit_payins r ${live("r")} ORDER BY r.id`,
+    );
+    const payouts = await db.query<{ record: SavedPayout }>(
+      `SELECT r.record FROM paykit_payouts r ${live("r")} ORDER BY r.id`,
+    );
     const deliveries = await db.query<DeliveryRow>(
       `SELECT d.id, d.webhook_id, d.account_id, d.resource, d.resource_id, d.status, d.url, d.state, d.payload,
               d.traceparent, d.cycle_attempts, d.duplicate, d.retry_at_ms::float8 AS retry_at_ms,
@@ -59,7 +84,7 @@ export class SqlStateStore {
                           FROM (SELECT n, status_code, error,
                                        to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at_text
                                   FROM paykit_delivery_attempts WHERE delivery_id = d.id) a), '[]'::json) AS attempts
-         FROM paykit_deliveries d ORDER BY d.created_at, d.id`,
+         FROM paykit_deliveries d ${live("d")} ORDER BY d.created_at, d.id`,
     );
     return {
       sandbox: first.value,
@@ -68,6 +93,78 @@ export class SqlStateStore {
       payouts: payouts.rows.map((r) => r.record),
       deliveries: deliveries.rows.map(deliveryFrom),
     };
+  }
+
+  /**
+   * The accounts, `keep` aside, whose last use is older than `retentionMs` on the database's clock
+   * (so processes with skewed clocks agree).
+   */
+  async unusedAccounts(retentionMs: number, keep: string): Promise<string[]> {
+    const { rows } = await this.db.query<{ id: string }>(
+      `SELECT id FROM paykit_accounts
+        WHERE removed_at IS NULL AND id <> $2 AND last_used_at < now() - $1 * interval '1 millisecond'
+        ORDER BY last_used_at LIMIT 1000`,
+      [retentionMs, keep],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * One step of the purge, in its own short transaction: deletes up to `batch` rows that no reader
+   * sees any more (of a removed account, or of an account's epoch before its last reset), one table
+   * at a time; once an account has none left, deletes it (removed) or marks it purged (reset).
+   * Answers the rows deleted or marked, 0 when nothing is left. Other accounts' saves run between
+   * two steps, so a big account never holds them up.
+   */
+  purgeStep(batch: number = PURGE_BATCH): Promise<number> {
+    const known = this.options.knownSchema;
+    return this.db.transaction(async (tx) => {
+      if (known !== undefined) await guardWrite(tx, known);
+      const { rows: due } = await tx.query<{ id: string; epoch: number; removed: boolean }>(
+        `SELECT id, epoch, removed_at IS NOT NULL AS removed FROM paykit_accounts
+          WHERE removed_at IS NOT NULL OR purged_epoch < epoch LIMIT 1`,
+      );
+      const account = due[0];
+      if (account === undefined) return 0;
+      const tables = account.removed ? [...EPOCH_TABLES, ...ACCOUNT_TABLES] : EPOCH_TABLES;
+      for (const table of tables) {
+        const stale = account.removed ? "" : "AND epoch < $2";
+        const { rows } = await tx.query<{ n: number }>(
+          `WITH gone AS (
+             DELETE FROM ${table} WHERE id IN (
+               SELECT id FROM ${table} WHERE account_id = $1 ${stale} LIMIT $${account.removed ? 2 : 3})
+             RETURNING 1)
+           SELECT count(*)::int AS n FROM gone`,
+          account.removed ? [account.id, batch] : [account.id, account.epoch, batch],
+        );
+        const n = rows[0]?.n ?? 0;
+        if (n > 0) return n;
+      }
+      // nothing of it is left to delete: a removed account goes (its balance row with it, by the
+      // foreign key); a reset one is purged up to the epoch read above (a reset since keeps it due)
+      if (account.removed) await tx.query("DELETE FROM paykit_accounts WHERE id = $1", [account.id]);
+      else
+        await tx.query("UPDATE paykit_accounts SET purged_epoch = $2 WHERE id = $1", [
+          account.id,
+          account.epoch,
+        ]);
+      return 1;
+    });
+  }
+
+  /**
+   * Runs {@link purgeStep} until nothing is left to purge (or `stop` says so), yielding to the event
+   * loop between steps; answers the rows deleted or marked.
+   */
+  async purge(stop: () => boolean = () => false, batch: number = PURGE_BATCH): Promise<number> {
+    let total = 0;
+    while (!stop()) {
+      const n = await this.purgeStep(batch);
+      if (n === 0) break;
+      total += n;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    return total;
   }
 
   /** Writes one save in one transaction: all of it is kept, or none. */
@@ -81,10 +178,24 @@ export class SqlStateStore {
 }
 
 async function writeBatch(tx: SqlQueryable, b: SaveBatch): Promise<void> {
-  if (b.everything) await tx.query("DELETE FROM paykit_accounts");
+  if (b.everything) {
+    // the whole sandbox back to its start, at once at any size: every other account is removed and
+    // the default one (kept across resets, with its id) starts a new epoch; the purge deletes the rows
+    await tx.query(
+      `UPDATE paykit_accounts SET removed_at = now(), public_key = 'removed:' || id
+        WHERE removed_at IS NULL AND id <> $1`,
+      [b.sandbox.defaultAccountId],
+    );
+    await tx.query("UPDATE paykit_accounts SET epoch = epoch + 1 WHERE id = $1", [
+      b.sandbox.defaultAccountId,
+    ]);
+  }
   if (b.resetAccounts.length > 0) {
-    for (const table of ["paykit_payins", "paykit_payouts", "paykit_deliveries"])
-      await tx.query(`DELETE FROM ${table} WHERE account_id = ANY($1::text[])`, [b.resetAccounts]);
+    // a new epoch: the old one's rows are gone for every reader at this commit, and are deleted a
+    // batch at a time afterwards (SqlStateStore.purge), so a reset costs the same at any size
+    await tx.query("UPDATE paykit_accounts SET epoch = epoch + 1 WHERE id = ANY($1::text[])", [
+      b.resetAccounts,
+    ]);
   }
   if (b.accounts.length > 0) {
     const rows = b.accounts.map((a) => ({
@@ -113,6 +224,18 @@ async function writeBatch(tx: SqlQueryable, b: SaveBatch): Promise<void> {
       [json],
     );
   }
+  if (b.usedAccounts.length > 0)
+    await tx.query("UPDATE paykit_accounts SET last_used_at = now() WHERE id = ANY($1::text[])", [
+      b.usedAccounts,
+    ]);
+  if (b.removedAccounts.length > 0) {
+    // hidden from every reader in this commit; the public key is freed for a new account at once
+    await tx.query(
+      `UPDATE paykit_accounts SET removed_at = now(), public_key = 'removed:' || id
+        WHERE id = ANY($1::text[]) AND removed_at IS NULL`,
+      [b.removedAccounts],
+    );
+  }
   if (b.deletedPayins.length > 0)
     await tx.query("DELETE FROM paykit_payins WHERE id = ANY($1::text[])", [b.deletedPayins]);
   if (b.deletedPayouts.length > 0)
@@ -139,14 +262,15 @@ async function writeBatch(tx: SqlQueryable, b: SaveBatch): Promise<void> {
       duplicate: d.duplicate,
     }));
     await tx.query(
-      `INSERT INTO paykit_deliveries (id, webhook_id, account_id, resource, resource_id, status, url, state, payload,
+      `INSERT INTO paykit_deliveries (id, webhook_id, account_id, epoch, resource, resource_id, status, url, state, payload,
               traceparent, cycle_attempts, next_attempt_at, retry_at_ms, created_at, duplicate)
-       SELECT x.id, x.webhook_id, x.account_id, x.resource, x.resource_id, x.status, x.url, x.state, x.payload,
-              x.traceparent, x.cycle_attempts, to_timestamp(x.retry_at_ms / 1000.0), x.retry_at_ms,
+       SELECT x.id, x.webhook_id, x.account_id, coalesce(a.epoch, 0), x.resource, x.resource_id, x.status, x.url,
+              x.state, x.payload, x.traceparent, x.cycle_attempts, to_timestamp(x.retry_at_ms / 1000.0), x.retry_at_ms,
               to_timestamp(x.created_ms / 1000.0), x.duplicate
          FROM jsonb_to_recordset($1::jsonb) AS x(id text, webhook_id text, account_id text, resource text,
               resource_id text, status text, url text, state text, payload text, traceparent text,
               cycle_attempts int, retry_at_ms bigint, created_ms float8, duplicate boolean)
+         LEFT JOIN paykit_accounts a ON a.id = x.account_id
        ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, cycle_attempts = EXCLUDED.cycle_attempts,
               next_attempt_at = EXCLUDED.next_attempt_at, retry_at_ms = EXCLUDED.retry_at_ms`,
       [JSON.stringify(rows)],
@@ -200,11 +324,12 @@ async function upsertRecords(
     record: r,
   }));
   await tx.query(
-    `INSERT INTO ${table} (id, account_id, reference_id, ${method ? "payment_method, " : ""}status, amount, created_at, updated_at, record)
-     SELECT x.id, x.account_id, x.reference_id, ${method ? "x.payment_method, " : ""}x.status, x.amount,
+    `INSERT INTO ${table} (id, account_id, epoch, reference_id, ${method ? "payment_method, " : ""}status, amount, created_at, updated_at, record)
+     SELECT x.id, x.account_id, coalesce(a.epoch, 0), x.reference_id, ${method ? "x.payment_method, " : ""}x.status, x.amount,
             to_timestamp(x.created_ms / 1000.0), to_timestamp(x.updated_ms / 1000.0), x.record
        FROM jsonb_to_recordset($1::jsonb) AS x(id text, account_id text, reference_id text, payment_method text,
             status text, amount bigint, created_ms float8, updated_ms float8, record jsonb)
+       LEFT JOIN paykit_accounts a ON a.id = x.account_id
      ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, updated_at = EXCLUDED.updated_at, record = EXCLUDED.record`,
     [JSON.stringify(rows)],
   );

@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { retentionMs } from "../../domain/retention-period.js";
 import { parseAllowedHost } from "../../http/host-guard.js";
 
 /** The options of the `paykit-mock` command line. */
@@ -15,6 +16,8 @@ export interface CliOptions {
   /** `--allowed-hosts`: more names the control API and pages answer (empty: none). */
   allowedHosts: string[];
   maxRecords: number | undefined;
+  /** `--retention`: ms, 0 for off; undefined leaves the default (memory: off; a durable store: 30 days). */
+  retention: number | undefined;
   /** `--data-dir` (PGlite) or `--store` (PostgreSQL); memory when absent. */
   store: { dataDir: string } | { url: string } | undefined;
   /** `--peer-url`: this process's URL for the other processes on the same PostgreSQL store. */
@@ -52,7 +55,11 @@ Options of the server:
                           *.localhost, IP addresses, --host, and the hosts of --public-url and --peer-url.
                           Any other Host is 403 FORBIDDEN_HOST (against DNS rebinding: a page on another
                           name that resolves to the mock would read it)
-  --max-records <n>       keep at most n payins and n payouts per account, dropping the oldest final ones
+  --max-records <n>       keep at most n payins and n payouts per account, dropping the oldest final (or
+                          COMPLETED) ones with their webhook deliveries, from memory and the store alike
+  --retention <duration>  remove accounts no request used for that long (30d, 12h, 90m; 0 or off: never),
+                          with all they hold; the default account stays. Default: off in memory, 30d
+                          with --data-dir or --store (on the database's clock, deleted in batches)
   --data-dir <dir>        keep the state in <dir> (PGlite, embedded PostgreSQL): it survives restarts
   --store <postgres://…>  keep the state in PostgreSQL: a sandbox a team shares, across restarts and
                           several mock processes (needs --admin-token; implies --shared): one leads,
@@ -82,6 +89,7 @@ export function parseCliArgs(argv: string[]): CliOptions | "help" {
       "public-url": { type: "string" },
       "allowed-hosts": { type: "string" },
       "max-records": { type: "string" },
+      retention: { type: "string" },
       "data-dir": { type: "string" },
       store: { type: "string" },
       "peer-url": { type: "string" },
@@ -140,6 +148,7 @@ export function parseCliArgs(argv: string[]): CliOptions | "help" {
     publicUrl: publicUrlOf(values["public-url"]),
     allowedHosts: allowedHostsOf(values["allowed-hosts"]),
     maxRecords: maxRecordsOf(values["max-records"]),
+    retention: retentionOf(values.retention),
     store,
     peerUrl: peerUrlOf(values["peer-url"], store),
   };
@@ -183,6 +192,15 @@ function allowedHostsOf(value: string | undefined): string[] {
     }
   }
   return entries;
+}
+
+function retentionOf(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return retentionMs(value);
+  } catch {
+    throw new Error(`--retention must be a duration such as 30d, 12h or 90m, or 0/off, got ${value}`);
+  }
 }
 
 function maxRecordsOf(value: string | undefined): number | undefined {

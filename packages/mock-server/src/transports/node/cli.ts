@@ -37,6 +37,7 @@ async function main(argv: string[]): Promise<void> {
       sharedSandbox: options.sharedSandbox,
       strictPixDirectory: options.strictPixDirectory,
       ...(options.maxRecords === undefined ? {} : { maxRecords: options.maxRecords }),
+      ...(options.retention === undefined ? {} : { retention: options.retention }),
       defaultAccount: {
         ...options.defaultKeys,
         ...(options.webhookSecret ? { webhookSecret: options.webhookSecret } : {}),

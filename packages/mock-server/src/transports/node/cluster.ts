@@ -342,9 +342,13 @@ class Member implements ClusterMember {
     };
     // A failed save leaves this engine with changes the store does not hold: it leads no more (its
     // session, and the lock, end), and a leader reads the committed state back.
-    const persister = new Persister(ledger.writer(store), await store.load(), storeError, {
-      giveUp: () => this.#lost(session),
-    });
+    const persister = new Persister(
+      ledger.writer(store),
+      await store.load(),
+      storeError,
+      { giveUp: () => this.#lost(session) },
+      store,
+    );
     const onError = this.#options.engine.onError;
     const engine = createEngine({
       ...this.#options.engine,

@@ -1,5 +1,6 @@
 import type { AccountKeys } from "../../domain/accounts.js";
 import type { MockControl } from "../../domain/control.js";
+import { retentionMs } from "../../domain/retention-period.js";
 import { type CreateEngineOptions, createEngine, type MockEngine } from "../../http/engine.js";
 import { type HostAllowList, hostAllowList } from "../../http/host-guard.js";
 import { type MockStoreOption, openDurableStore } from "../../stores/open-store.js";
@@ -85,6 +86,9 @@ export interface MockServer {
  * const payin = await paykit.payins.create(pixPayin);
  * await mock.control.payPayin(payin.id);
  */
+/** The retention of a durable store (`--data-dir`, `--store`) when none is given. */
+const DURABLE_RETENTION = "30d";
+
 export async function createMockServer(options: MockServerOptions = {}): Promise<MockServer> {
   const {
     port = 0,
@@ -97,6 +101,11 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
   } = options;
   // Before anything opens: a malformed entry is the caller's mistake, reported at once.
   const hosts = hostAllowList([host, publicUrl, peerUrl], allowedHosts);
+  // A durable store outlives every CI run that makes an account in it: unused ones go after 30 days
+  // unless told otherwise (docs/decisions.md ("Retention by last use")).
+  if (storeOption !== "memory") engineOptions.retention ??= DURABLE_RETENTION;
+  // checked here too: a store's process may build its engine only later, when it takes the lead
+  retentionMs(engineOptions.retention);
   if (typeof storeOption === "object" && "url" in storeOption)
     return serveCluster(storeOption.url, peerUrl, port, host, publicUrl, hosts, engineOptions);
   // In memory, fixed keys give the same webhook secret at every start (a durable store keeps the one
