@@ -76,6 +76,9 @@ export interface MockServer {
   [Symbol.asyncDispose](): Promise<void>;
 }
 
+/** The retention of a durable store (`--data-dir`, `--store`) when none is given. */
+const DURABLE_RETENTION = "30d";
+
 /**
  * Starts the mock payment service over node:http for a test: 127.0.0.1 on a free port, a default
  * account with 1000000 cents, payouts moving a step per second unless `autoAdvance: false`.
@@ -86,9 +89,6 @@ export interface MockServer {
  * const payin = await paykit.payins.create(pixPayin);
  * await mock.control.payPayin(payin.id);
  */
-/** The retention of a durable store (`--data-dir`, `--store`) when none is given. */
-const DURABLE_RETENTION = "30d";
-
 export async function createMockServer(options: MockServerOptions = {}): Promise<MockServer> {
   const {
     port = 0,
