@@ -35,7 +35,10 @@ export function scriptedFetch(script: Record<string, Step[]>) {
     if ("reject" in step) throw step.reject;
     if ("hang" in step) {
       return new Promise((_resolve, reject) => {
-        const signal = request.signal;
+        // The caller's own signal, not the copy's: a Request's signal follows the one it was made with
+        // only while undici's weak link holds, and after a garbage collection on a busy machine the
+        // hang never ended (a CI run timed out at 30 s).
+        const signal = init?.signal ?? (input instanceof Request ? input.signal : request.signal);
         if (signal.aborted) reject(signal.reason);
         signal.addEventListener("abort", () =>
           reject(signal.reason ?? new DOMException("aborted", "AbortError")),
