@@ -60,6 +60,34 @@ describe("paykit-mock (docs/decisions.md: The mock server: starting it)", () => 
     expect(code).toBe(0);
   }, 20_000);
 
+  it.each([
+    [[], null],
+    [
+      ["--retention", "12h"],
+      "Retention: accounts unused for 12h are removed with their records (--retention off keeps them)",
+    ],
+    [
+      ["--retention", "120m"],
+      "Retention: accounts unused for 2h are removed with their records (--retention off keeps them)",
+    ],
+  ])(
+    "says in its banner what --retention %j removes",
+    async (extra: string[], expected: string | null) => {
+      const { child, lines } = start(["--port", "0", ...extra]);
+      children.push(child);
+      const printed: string[] = [];
+      for (let i = 0; i < (expected === null ? 6 : 7); i += 1)
+        printed.push((await lines.next()).value as string);
+      expect(printed).toContain("State: in this process's memory (gone when it stops)");
+      expect(printed.filter((line) => line.startsWith("Retention: "))).toEqual(
+        expected === null ? [] : [expected],
+      );
+      child.kill("SIGTERM");
+      await once(child, "exit");
+    },
+    20_000,
+  );
+
   it.each([[[]], [["--shared"]]])(
     "guards the control API with --admin-token %j",
     async (extra: string[]) => {

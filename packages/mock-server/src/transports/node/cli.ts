@@ -1,6 +1,7 @@
 import { formatDoctorReport, runWebhookDoctor } from "../../doctor/doctor.js";
+import { retentionMs } from "../../domain/retention-period.js";
 import { type COMMANDS, DOCTOR_USAGE, parseCliArgs, parseDoctorArgs, USAGE } from "./args.js";
-import { createMockServer } from "./server.js";
+import { createMockServer, DURABLE_RETENTION } from "./server.js";
 
 /**
  * `paykit-mock`: serves the mock payment service over node:http. Prints
@@ -63,6 +64,7 @@ async function main(argv: string[]): Promise<void> {
           ? " (this process leads it)\n"
           : " (another process leads it; this one forwards to it and takes over if it stops)\n"
         : "\n") +
+      retentionLine(options.retention ?? (served.store.kind === "memory" ? undefined : DURABLE_RETENTION)) +
       (options.sharedSandbox
         ? "Shared sandbox: each test run makes its own account (POST /_mock/accounts, no token) and drives it\n" +
           "  with its own keys; calls about every account need the admin token\n"
@@ -109,3 +111,19 @@ main(process.argv.slice(2)).catch((error: unknown) => {
   process.stderr.write(`paykit-mock: ${(error as Error)?.message ?? String(error)}\n`);
   process.exitCode = 1;
 });
+
+/** The banner's word on retention: a durable store removes unused accounts unless told otherwise. */
+function retentionLine(retention: string | number | undefined): string {
+  const ms = retentionMs(retention);
+  if (ms === 0) return "";
+  // The largest unit that divides it: 30d, 12h, 90m, 45s, else ms.
+  const [unit, size] = (
+    [
+      ["d", 86_400_000],
+      ["h", 3_600_000],
+      ["m", 60_000],
+      ["s", 1_000],
+    ] as const
+  ).find(([, n]) => ms % n === 0) ?? ["ms", 1];
+  return `Retention: accounts unused for ${ms / size}${unit} are removed with their records (--retention off keeps them)\n`;
+}

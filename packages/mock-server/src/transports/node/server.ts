@@ -77,7 +77,7 @@ export interface MockServer {
 }
 
 /** The retention of a durable store (`--data-dir`, `--store`) when none is given. */
-const DURABLE_RETENTION = "30d";
+export const DURABLE_RETENTION = "30d";
 
 /**
  * Starts the mock payment service over node:http for a test: 127.0.0.1 on a free port, a default
