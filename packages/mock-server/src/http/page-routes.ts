@@ -1,0 +1,289 @@
+// Customer-facing pages: the boleto PDF, the open finance bank page, the acquirer's 3DS script and
+// challenge, the dashboard shell and the OpenAPI document.
+import { buildOpenApiDocument } from "@paykit/contract/openapi";
+import { ChallengeBody } from "../domain/control-params.js";
+import { ApiError, invalidData } from "../domain/errors.js";
+import { constantTimeEqual } from "../domain/ids.js";
+import { authorizePayin, completeThreeDS } from "../domain/payins.js";
+import { orderOf, type PayinRecord } from "../domain/records.js";
+import type { MockState } from "../domain/state.js";
+import { boletoPdf } from "../pages/boleto-pdf.js";
+import { type ClosedChallengeReason, challengePage, closedChallengePage } from "../pages/challenge-page.js";
+import { renderDashboardPage } from "../pages/dashboard.js";
+import { openFinanceDonePage, openFinancePage } from "../pages/open-finance-page.js";
+import { threeDSScript } from "../pages/three-ds-script.js";
+import { apiBody, checked } from "./bodies.js";
+import { type EngineRequest, isJsonContentType, json, parseJsonBody } from "./messages.js";
+import { isCrossOrigin } from "./origin-guard.js";
+import type { Route } from "./router.js";
+
+const HTML = { "content-type": "text/html; charset=utf-8", "cache-control": "no-store" } as const;
+// A page no other site may frame (clickjacking of a decision button).
+const UNFRAMED = { "content-security-policy": "frame-ancestors 'none'", "x-frame-options": "DENY" } as const;
+
+/** A decision posted from a page of another origin: refused before anything changes. */
+function refuseCrossOrigin(req: EngineRequest): void {
+  if (isCrossOrigin(req)) {
+    throw new ApiError("FORBIDDEN_ORIGIN", "this page's decisions are accepted only from the page itself", {
+      status: 403,
+    });
+  }
+}
+
+let openApiText: string | undefined;
+
+/** The pages' routes. */
+export function pageRoutes(state: MockState): Route[] {
+  const openFinance = (id: string) => {
+    const payin = state.payins.get(id);
+    if (payin?.paymentMethod !== "OPEN_FINANCE")
+      throw new ApiError("NOT_FOUND", `no open finance payment ${id}`);
+    return payin;
+  };
+  return [
+    {
+      // The service's OpenAPI document (docs/openapi.json), open like the pages; built on first use.
+      method: "GET",
+      path: "/openapi.json",
+      kind: "page",
+      handle: () => {
+        openApiText ??= JSON.stringify(buildOpenApiDocument());
+        return {
+          status: 200,
+          headers: { "content-type": "application/json; charset=utf-8" },
+          body: openApiText,
+        };
+      },
+    },
+    {
+      // The page itself is open like the other pages; its calls to the control API carry the admin
+      // token (it asks for it on a 401), so the token guards every read and every decision.
+      method: "GET",
+      path: "/_mock/dashboard",
+      kind: "page",
+      handle: () => ({
+        status: 200,
+        headers: { ...HTML, ...UNFRAMED },
+        body: renderDashboardPage(),
+      }),
+    },
+    {
+      method: "GET",
+      path: "/_mock/boleto/:file",
+      kind: "page",
+      handle: ({ params }) => {
+        const id = params.file!.replace(/\.pdf$/, "");
+        const payin = state.payins.get(id);
+        if (!payin || payin.boletoBarcode === null)
+          throw new ApiError("NOT_FOUND", `no boleto ${params.file}`);
+        const { customer } = orderOf(payin);
+        const pdf = boletoPdf({
+          payinId: payin.id,
+          line: payin.boletoBarcode,
+          amountCents: payin.amount,
+          dueDate: new Date(payin.createdAt + 3 * 86_400_000).toISOString().slice(0, 10),
+          payerName: customer.name,
+        });
+        return {
+          status: 200,
+          headers: {
+            "content-type": "application/pdf",
+            "content-disposition": `inline; filename="${payin.id}.pdf"`,
+          },
+          body: pdf,
+        };
+      },
+    },
+    {
+      method: "GET",
+      path: "/_mock/open-finance/:id",
+      kind: "page",
+      handle: ({ req, params }) => {
+        const payin = openFinance(params.id!);
+        const { customer } = orderOf(payin);
+        const html = openFinancePage({
+          payinId: payin.id,
+          amountCents: payin.amount,
+          payerName: customer.name,
+          status: payin.status,
+          action: `${req.base}/_mock/open-finance/${payin.id}`,
+          returnUrl: returnUrlOf(new URLSearchParams(req.query).get("returnUrl")),
+          token: state.pageToken(payin.id),
+        });
+        return { status: 200, headers: { ...HTML, ...UNFRAMED }, body: html };
+      },
+    },
+    {
+      method: "POST",
+      path: "/_mock/open-finance/:id",
+      kind: "page",
+      handle: ({ req, params }) => {
+        const payin = openFinance(params.id!);
+        refuseCrossOrigin(req);
+        const type = req.header("content-type") ?? "";
+        const form = isJsonContentType(type)
+          ? ((parseJsonBody(req.body) as {
+              decision?: unknown;
+              returnUrl?: unknown;
+              token?: unknown;
+            } | null) ?? {})
+          : Object.fromEntries(new URLSearchParams(req.body ?? ""));
+        // The page's own token: a post that did not come from the page the bank rendered is refused.
+        const token = typeof form.token === "string" ? form.token : "";
+        if (!constantTimeEqual(token, state.pageToken(payin.id))) {
+          throw new ApiError(
+            "INVALID_PAGE_TOKEN",
+            "the decision must be posted from the bank's authorization page",
+            {
+              status: 403,
+            },
+          );
+        }
+        const decision = typeof form.decision === "string" ? form.decision : "";
+        if (decision !== "approve" && decision !== "deny") {
+          throw new ApiError("INVALID_DATA", "decision must be approve or deny", {
+            details: [{ path: "decision", message: "must be one of approve, deny" }],
+          });
+        }
+        // The page keeps the return URL in a hidden field; a direct post may give it in the query.
+        const sent = form.returnUrl ?? new URLSearchParams(req.query).get("returnUrl");
+        if (sent != null && typeof sent !== "string") throw invalidData("returnUrl", "must be a string");
+        const returnUrl = returnUrlOf(sent ?? null);
+        authorizePayin(state, payin.id, decision === "approve");
+        return {
+          status: 200,
+          headers: { ...HTML, ...UNFRAMED },
+          body: openFinanceDonePage(payin.id, payin.status, returnUrl),
+        };
+      },
+    },
+    {
+      method: "GET",
+      path: "/_mock/acquirer/three-ds.js",
+      kind: "page",
+      handle: ({ req }) => ({
+        status: 200,
+        headers: {
+          "content-type": "application/javascript; charset=utf-8",
+          "cache-control": "no-store",
+          "access-control-allow-origin": "*",
+          "cross-origin-resource-policy": "cross-origin",
+        },
+        body: threeDSScript(new URL(req.base).origin, req.base),
+      }),
+    },
+    {
+      method: "GET",
+      path: "/_mock/acquirer/challenge",
+      kind: "page",
+      handle: ({ req }) => {
+        const query = new URLSearchParams(req.query);
+        const tx = query.get("tx") ?? "";
+        const parentOrigin = originOf(query.get("origin"));
+        if (!parentOrigin) {
+          throw new ApiError("INVALID_DATA", "origin must be the http(s) origin of the checkout page", {
+            details: [{ path: "origin", message: "must be an http(s) origin" }],
+          });
+        }
+        // A challenge that is not open any more is never shown again: the page says why and tells the
+        // acquirer's script, so the checkout's flow rejects instead of waiting on a dead iframe.
+        const payin = state.payinsByThreeDSTransaction.get(tx);
+        const closed = closedReason(payin);
+        if (closed !== null) {
+          return {
+            status: CLOSED_STATUS[closed],
+            headers: { ...HTML, "content-security-policy": `frame-ancestors ${parentOrigin}` },
+            body: closedChallengePage(closed, parentOrigin),
+          };
+        }
+        return {
+          status: 200,
+          headers: { ...HTML, "content-security-policy": `frame-ancestors ${parentOrigin}` },
+          body: challengePage({
+            transactionId: tx,
+            parentOrigin,
+            endpoint: `${req.base}/_mock/acquirer/challenge`,
+          }),
+        };
+      },
+    },
+    {
+      method: "POST",
+      path: "/_mock/acquirer/challenge",
+      kind: "page",
+      handle: ({ req }) => {
+        // Only the challenge page itself (the mock's origin, inside the checkout's iframe) decides.
+        refuseCrossOrigin(req);
+        const body = checked(ChallengeBody, apiBody(req));
+        const payin = state.payinsByThreeDSTransaction.get(body.tx);
+        if (!payin?.threeDS) {
+          throw new ApiError("CHALLENGE_UNAVAILABLE", "no 3DS transaction with this id", { status: 404 });
+        }
+        if (body.session === null || !constantTimeEqual(body.session, payin.threeDS.session)) {
+          throw new ApiError("INVALID_DATA", "the 3DS session does not match the transaction", {
+            details: [{ path: "session", message: "does not match the transaction" }],
+          });
+        }
+        // A decided challenge answers its first outcome below; one that expired first cannot be decided.
+        if (payin.threeDS.outcome === null && payin.status !== "PENDING_3DS") {
+          throw new ApiError("CHALLENGE_EXPIRED", `the 3DS challenge expired: the payin is ${payin.status}`, {
+            status: 410,
+          });
+        }
+        const outcome = completeThreeDS(
+          state,
+          payin,
+          body.action === "approve" ? "AUTHENTICATED" : "REJECTED",
+        );
+        return json(200, { outcome, status: payin.status });
+      },
+    },
+  ];
+}
+
+/** Longest return URL the bank page takes. */
+const MAX_RETURN_URL = 2048;
+
+/**
+ * The store page the open finance bank sends the customer back to: an absolute http(s) URL without
+ * credentials, at most 2048 characters; anything else (`javascript:`, `data:`, relative) is refused,
+ * so the bank page's link and refresh can never run script or leave the web.
+ */
+export function returnUrlOf(value: string | null): string | null {
+  if (value === null || value === "") return null;
+  const refuse = (message: string) =>
+    new ApiError("INVALID_DATA", `returnUrl ${message}`, { details: [{ path: "returnUrl", message }] });
+  if (value.length > MAX_RETURN_URL) throw refuse(`must have at most ${MAX_RETURN_URL} characters`);
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw refuse("must be an absolute http or https URL");
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw refuse("must be an absolute http or https URL");
+  if (url.username || url.password) throw refuse("must not carry a user name or password");
+  return url.href;
+}
+
+/** The HTTP status of the page for a challenge that is not open. */
+const CLOSED_STATUS: Record<ClosedChallengeReason, number> = { unknown: 404, decided: 409, expired: 410 };
+
+/** Why a payin's 3DS challenge cannot be opened, or null while it is open. */
+function closedReason(payin: PayinRecord | undefined): ClosedChallengeReason | null {
+  if (!payin?.threeDS) return "unknown";
+  if (payin.status === "PENDING_3DS") return null;
+  return payin.threeDS.outcome === null ? "expired" : "decided";
+}
+
+// Only a plain http(s) origin may receive the challenge's messages (no path, no "null").
+function originOf(value: string | null): string | null {
+  if (!value) return null;
+  try {
+    const url = new URL(value);
+    if ((url.protocol !== "http:" && url.protocol !== "https:") || url.origin !== value) return null;
+    return url.origin;
+  } catch {
+    return null;
+  }
+}
