@@ -1,4 +1,16 @@
 export type {
+  ControlCall,
+  ControlInput,
+  ControlRequest,
+  ControlScope,
+} from "./control/call.js";
+export {
+  type ControlMethods,
+  type MockControl,
+  MockControlError,
+} from "./control/mock-control.js";
+export { CONTROL_CALLS, type ControlCallName, type ControlCalls } from "./control/table.js";
+export type {
   AccountBalance,
   AccountKeys,
   AccountView,
@@ -7,16 +19,13 @@ export type {
   PayoutApproval,
   UpdateAccountParams,
 } from "./domain/accounts.js";
-export {
-  type ClockView,
-  type ControlCallOptions,
-  type ControlListEntry,
-  type ControlListOptions,
-  type MockControl,
-  MockControlError,
-  type SetClockParams,
+export type {
+  ClockView,
+  ControlCallOptions,
+  ControlListEntry,
+  ControlListOptions,
+  SetClockParams,
 } from "./domain/control.js";
-export type { DeliveryConcurrency } from "./domain/delivery-slots.js";
 export type { Fault, FaultParams, RateLimitParams } from "./domain/faults.js";
 export {
   CONTROL_LIST_LIMIT,
@@ -45,3 +54,4 @@ export { type EngineOptions, MOCK_ACQUIRER_ISPB } from "./domain/state.js";
 export { type CreateEngineOptions, createEngine, type MockEngine } from "./http/engine.js";
 export { type EngineRequest, type EngineResponse, MAX_BODY_BYTES } from "./http/messages.js";
 export { readWebRequest, toWebResponse } from "./http/web.js";
+export type { DeliveryConcurrency } from "./internal/delivery-slots.js";

@@ -68,6 +68,6 @@ export {
   SEED_PIX_KEYS,
   TEMPORARY_UNAVAILABLE_AMOUNT,
 } from "./engine.js";
-export { createHttpControl, type HttpControlOptions } from "./http/control-client.js";
+export { createHttpControl, type HttpControlOptions } from "./control/http-client.js";
 export { type MockStoreOption, StoreInUseError } from "./stores/open-store.js";
 export { createMockServer, type MockServer, type MockServerOptions } from "./transports/node/server.js";

@@ -3,7 +3,7 @@
 // polling. Without it the call resolves at once, before the delivery (the behaviour tests rely on for
 // speed). The receiver here is held until the test lets it answer: no timing decides the outcome.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { MockControl } from "../src/domain/control.js";
+import type { MockControl } from "../src/control/mock-control.js";
 import { createHttpControl, MockControlError } from "../src/index.js";
 import {
   apiOf,

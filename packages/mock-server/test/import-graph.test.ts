@@ -81,18 +81,23 @@ function roomOf(file: string): string {
   return parts.length === 1 ? "entry" : (parts[0] as string);
 }
 
-// Which rooms each room may import. The domain (accounts, payins, payouts, outbox, clock, schedule) is
-// the state machine and knows nothing of HTTP, transports, pages or storage engines; HTTP routing may
-// render pages; transports adapt the HTTP engine to node:http and msw; the entries (src/*.ts) and
-// the doctor tool sit on top.
+// Which rooms each room may import. `internal` holds general data structures (heap, lane, delivery
+// slots, JSON text) that know nothing of payments, and imports nothing else; every room may use it.
+// The domain (accounts, payins, payouts, outbox, clock, schedule) is the state machine and knows nothing
+// of HTTP, transports, pages or storage engines; `control` is the control API as one table over the
+// domain's operations, from which the HTTP routes and both `MockControl`s are derived; HTTP routing may
+// render pages; transports adapt the HTTP engine to node:http and msw; the entries (src/*.ts) and the
+// doctor tool sit on top.
 const ALLOWED: Record<string, string[]> = {
-  domain: ["domain"],
-  stores: ["stores", "domain"],
-  pages: ["pages"],
-  http: ["http", "domain", "pages"],
-  transports: ["transports", "http", "domain", "stores", "doctor"],
-  doctor: ["doctor", "domain"],
-  entry: ["entry", "transports", "http", "domain", "stores", "pages", "doctor"],
+  internal: ["internal"],
+  domain: ["domain", "internal"],
+  control: ["control", "domain", "internal"],
+  stores: ["stores", "domain", "internal"],
+  pages: ["pages", "internal"],
+  http: ["http", "control", "domain", "pages", "internal"],
+  transports: ["transports", "http", "control", "domain", "stores", "doctor", "internal"],
+  doctor: ["doctor", "domain", "internal"],
+  entry: ["entry", "transports", "http", "control", "domain", "stores", "pages", "doctor", "internal"],
 };
 
 describe("the mock's rooms", () => {
@@ -100,7 +105,7 @@ describe("the mock's rooms", () => {
     const rooms = new Set([...importGraph().keys()].map(roomOf));
     for (const room of rooms) expect(Object.keys(ALLOWED)).toContain(room);
     expect([...rooms].sort()).toEqual(
-      expect.arrayContaining(["domain", "http", "pages", "stores", "transports"]),
+      expect.arrayContaining(["control", "domain", "http", "pages", "stores", "transports"]),
     );
   });
 
@@ -113,5 +118,17 @@ describe("the mock's rooms", () => {
       }
     }
     expect(wrong).toEqual([]);
+  });
+
+  it("would report internal/ importing the domain (internal knows nothing of payments)", () => {
+    const graph = importGraph();
+    const heap = join(src, "internal", "heap.ts");
+    graph.set(heap, [...(graph.get(heap) ?? []), join(src, "domain", "state.ts")]);
+    const wrong = [...graph].flatMap(([file, deps]) =>
+      deps
+        .filter((dep) => !ALLOWED[roomOf(file)]?.includes(roomOf(dep)))
+        .map((dep) => `${relative(src, file)} -> ${relative(src, dep)}`),
+    );
+    expect(wrong).toEqual(["internal/heap.ts -> domain/state.ts"]);
   });
 });

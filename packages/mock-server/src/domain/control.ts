@@ -1,4 +1,4 @@
-import { type ErrorDetail, type Payin, type Payout, validate } from "@paykit/contract";
+import { type Payin, type Payout, validate } from "@paykit/contract";
 import type * as z from "zod/mini";
 import {
   type Account,
@@ -94,165 +94,6 @@ export interface ControlListEntry {
   pixKeys: PixKeyEntry;
 }
 
-/**
- * Every entry of a paged list, one page fetched at a time as the caller iterates: each page starts
- * after the previous page's last entry, so records created meanwhile shift nothing.
- */
-export async function* eachEntry<T>(
-  fetchPage: (options: ControlListOptions) => Promise<ListPage<T>>,
-  options: ControlListOptions = {},
-): AsyncGenerator<T, void, undefined> {
-  let cursor = options.cursor;
-  for (;;) {
-    const page = await fetchPage({ ...options, cursor });
-    for (const entry of page.data) yield entry;
-    if (page.nextCursor === null) return;
-    cursor = page.nextCursor;
-  }
-}
-
-/**
- * The control API of the mock as typed methods (docs/decisions.md ("The mock server: control API")).
- * Two implementations share it: direct calls on an in-process engine, and HTTP calls to `/_mock/*` of a
- * running mock.
- * Every failure rejects with a {@link MockControlError} carrying the service's error body.
- */
-export interface MockControl {
-  /** Opens an account (`POST /_mock/accounts`) and answers its key pair. */
-  createAccount(params?: CreateAccountParams): Promise<AccountKeys>;
-  /** An account's settings and balance (`GET /_mock/accounts/{id}`). */
-  getAccount(accountId: string): Promise<AccountView>;
-  /**
-   * The accounts with their settings and balances (`GET /_mock/accounts?limit=&cursor=`), oldest first:
-   * one page, at most `limit` (default 100, at most 1000); {@link MockControl.listAll} reads them all.
-   */
-  accounts(options?: ListOptions): Promise<AccountView[]>;
-  /**
-   * The newest payins (`GET /_mock/payins?accountId=&limit=&cursor=`), of one account or of all, each
-   * with its account and status history: one page, at most `limit` (default 100, at most 1000).
-   */
-  payins(accountId?: string, options?: ListOptions): Promise<PayinView[]>;
-  /**
-   * The newest payouts (`GET /_mock/payouts?accountId=&limit=&cursor=`), of one account or of all, each
-   * with its account and status history: one page, at most `limit` (default 100, at most 1000).
-   */
-  payouts(accountId?: string, options?: ListOptions): Promise<PayoutView[]>;
-  /**
-   * One page of a control list with the cursor of the next (`{ data, nextCursor }`, as the HTTP lists
-   * answer): `nextCursor` is null on the last page.
-   *
-   * @example
-   * const first = await mock.control.listPage("payins", { accountId, limit: 50 });
-   * const second = await mock.control.listPage("payins", { accountId, limit: 50, cursor: first.nextCursor! });
-   */
-  listPage<L extends ControlListName>(
-    list: L,
-    options?: ControlListOptions,
-  ): Promise<ListPage<ControlListEntry[L]>>;
-  /**
-   * Every entry of a control list, in its order, fetched one page at a time as the caller iterates
-   * (one page in memory); records created meanwhile do not shift the pages still to come.
-   *
-   * @example
-   * for await (const payin of mock.control.listAll("payins", { accountId })) console.log(payin.status);
-   */
-  listAll<L extends ControlListName>(
-    list: L,
-    options?: ControlListOptions,
-  ): AsyncGenerator<ControlListEntry[L], void, undefined>;
-  /** Changes an account's settings (`POST /_mock/accounts/{id}/settings`). */
-  updateAccount(accountId: string, params: UpdateAccountParams): Promise<AccountView>;
-  /**
-   * Rotates an account's webhook secret (`POST /_mock/accounts/{id}/webhook-secret`): every later
-   * delivery, retries of earlier events included, is signed with the new secret, and during the grace
-   * period (default 24 h of mock time) with the previous one too.
-   */
-  rotateWebhookSecret(accountId: string, params?: { gracePeriodMs?: number }): Promise<RotatedWebhookSecret>;
-  /**
-   * One account back to how it was created (`POST /_mock/accounts/{id}/reset`): its payins, payouts,
-   * deliveries and faults gone, settings and opening balance as created; its id, API keys and webhook
-   * secret kept. Other accounts are untouched: parallel runs sharing a mock each reset their own.
-   */
-  resetAccount(accountId: string): Promise<AccountView>;
-  /** The customer pays a PIX or BOLETO payin: PENDING → APPROVED, with its webhook. */
-  payPayin(payinId: string, options?: ControlCallOptions): Promise<Payin>;
-  /** The customer's open finance decision: APPROVED or REFUSED. */
-  authorizePayin(payinId: string, approve: boolean, options?: ControlCallOptions): Promise<Payin>;
-  /** A pending payin expires now. */
-  expirePayin(payinId: string, options?: ControlCallOptions): Promise<Payin>;
-  /** Completes a card payin's 3DS challenge without a browser (tests of the server side). */
-  completeThreeDS(payinId: string, outcome: ThreeDSOutcome, options?: ControlCallOptions): Promise<Payin>;
-  /** The dashboard approves a payout awaiting approval. */
-  approvePayout(payoutId: string, options?: ControlCallOptions): Promise<Payout>;
-  /** The dashboard rejects a payout awaiting approval: CANCELED, amount returned. */
-  rejectPayout(payoutId: string, options?: ControlCallOptions): Promise<Payout>;
-  /** One processing step: PENDING/APPROVED → PROCESSING → COMPLETED (or the magic keys' outcome). */
-  advancePayout(payoutId: string, options?: ControlCallOptions): Promise<Payout>;
-  /** The bank rejects a PROCESSING payout: FAILED (default) or REFUSED, amount returned. */
-  failPayout(payoutId: string, status?: "FAILED" | "REFUSED", options?: ControlCallOptions): Promise<Payout>;
-  /** The receiving bank returns a COMPLETED payout: REFUNDED, amount returned. */
-  refundPayout(payoutId: string, options?: ControlCallOptions): Promise<Payout>;
-  /** The mock clock. */
-  clock(): Promise<ClockView>;
-  /** An account's own test clock: the sandbox clock plus the account's offset. */
-  accountClock(accountId: string): Promise<ClockView>;
-  /**
-   * Sets or advances one account's clock (`POST /_mock/accounts/{id}/clock`, the shapes of
-   * `/_mock/clock`): its expiries, reserve releases and webhook retries run on it; other accounts' do not move.
-   */
-  setAccountClock(accountId: string, params: SetClockParams): Promise<ClockView>;
-  /** Sets or advances the mock clock; due expiries, reserve releases and retries run at once. */
-  setClock(params: SetClockParams): Promise<ClockView>;
-  /**
-   * The webhook delivery log (`GET /_mock/webhooks?accountId=&limit=&cursor=`), oldest first, of one
-   * account or of all: one page, at most `limit` (default 100, at most 1000).
-   */
-  webhooks(accountId?: string, options?: ListOptions): Promise<WebhookDelivery[]>;
-  /**
-   * Runs every retry due on the mock clock (and every held out-of-order event) now, of one account or
-   * of all (`POST /_mock/webhooks/flush?accountId=`); resolves with the deliveries attempted once they
-   * settled.
-   */
-  flushWebhooks(accountId?: string): Promise<WebhookDelivery[]>;
-  /** Sends a delivery again now (a fresh cycle of 8 attempts). */
-  redeliverWebhook(deliveryId: string): Promise<WebhookDelivery>;
-  /** Injects a fault into the next matching requests. */
-  addFault(fault: FaultParams): Promise<Fault>;
-  /** The faults still armed; with `accountId`, those naming that account. */
-  faults(accountId?: string): Promise<Fault[]>;
-  /** Removes every fault; with `accountId`, only those naming that account. */
-  clearFaults(accountId?: string): Promise<void>;
-  /** Switches the rate limit on (429 RATE_LIMITED with Retry-After) or off (`null`). */
-  setRateLimit(params: RateLimitParams | null): Promise<void>;
-  /** Registers a key in the PIX key directory, for every account or (`accountId`) for one alone. */
-  registerPixKey(params: RegisterPixKeyParams): Promise<PixKeyEntry>;
-  /**
-   * The keys of the PIX key directory every account finds, then (`accountId`) that account's own, each
-   * part in key order (`GET /_mock/pix-keys?accountId=&limit=&cursor=`): one page, at most `limit`.
-   */
-  pixKeys(accountId?: string, options?: ListOptions): Promise<PixKeyEntry[]>;
-  /** Back to the start state: the default account only (same keys), seed directory, real clock. */
-  reset(): Promise<void>;
-}
-
-/** A control call the mock refused: the status and error body it answered. */
-export class MockControlError extends Error {
-  override readonly name = "MockControlError";
-  /** HTTP status of the refusal. */
-  readonly status: number;
-  /** The error code (`NOT_FOUND`, `INVALID_DATA`, …). */
-  readonly code: string;
-  /** Failing fields, when any. */
-  readonly details: ErrorDetail[] | undefined;
-
-  constructor(status: number, code: string, message: string, details?: ErrorDetail[]) {
-    super(message);
-    this.status = status;
-    this.code = code;
-    this.details = details;
-  }
-}
-
 /** Checks a control call's input against its schema; `INVALID_DATA` with details otherwise. */
 function checked<S extends z.ZodMiniType>(schema: S, input: unknown): z.output<S> {
   const result = validate(schema, input ?? {});
@@ -270,7 +111,7 @@ function isoOf(value: unknown): unknown {
 
 /**
  * The control operations on an engine's state: the one implementation behind both the direct
- * {@link MockControl} and the `/_mock` routes. Errors are thrown as the service's `ApiError`.
+ * `MockControl` and the `/_mock` routes (control/table.ts). Errors are thrown as the service's `ApiError`.
  */
 export class ControlOperations {
   constructor(private readonly state: MockState) {}
@@ -491,65 +332,4 @@ export class ControlOperations {
   reset(): void {
     this.state.reset();
   }
-}
-
-/** Runs an operation and turns its `ApiError` into a rejected {@link MockControlError}. */
-async function callOp<T>(operation: () => T | Promise<T>): Promise<T> {
-  try {
-    return await operation();
-  } catch (error) {
-    if (error instanceof ApiError)
-      throw new MockControlError(error.status, error.code, error.message, error.details);
-    throw error;
-  }
-}
-
-/** The {@link MockControl} of an in-process engine: direct calls, no HTTP. */
-export function directControl(ops: ControlOperations, saved?: () => Promise<void>): MockControl {
-  // With a durable store, a direct call resolves once its changes are saved, like an HTTP call (and
-  // rejects with the store's 503 when they are not).
-  const call =
-    saved === undefined
-      ? callOp
-      : <T>(op: () => T | Promise<T>) =>
-          callOp(async () => {
-            const r = await op();
-            await saved();
-            return r;
-          });
-  return {
-    createAccount: (params) => call(() => ops.createAccount(params)),
-    getAccount: (id) => call(() => ops.getAccount(id)),
-    accounts: async (options) => (await call(() => ops.accounts(options))).data,
-    payins: async (accountId, options) => (await call(() => ops.payins({ ...options, accountId }))).data,
-    payouts: async (accountId, options) => (await call(() => ops.payouts({ ...options, accountId }))).data,
-    listPage: (list, options) => call(() => ops.list(list, options)),
-    listAll: (list, options) => eachEntry((o) => call(() => ops.list(list, o)), options),
-    updateAccount: (id, params) => call(() => ops.updateAccount(id, params)),
-    rotateWebhookSecret: (id, params) => call(() => ops.rotateWebhookSecret(id, params)),
-    resetAccount: (id) => call(() => ops.resetAccount(id)),
-    payPayin: (id, options) => call(() => ops.payPayin(id, options)),
-    authorizePayin: (id, approve, options) => call(() => ops.authorizePayin(id, approve, options)),
-    expirePayin: (id, options) => call(() => ops.expirePayin(id, options)),
-    completeThreeDS: (id, outcome, options) => call(() => ops.completeThreeDS(id, outcome, options)),
-    approvePayout: (id, options) => call(() => ops.approvePayout(id, options)),
-    rejectPayout: (id, options) => call(() => ops.rejectPayout(id, options)),
-    advancePayout: (id, options) => call(() => ops.advancePayout(id, options)),
-    failPayout: (id, status, options) => call(() => ops.failPayout(id, status, options)),
-    refundPayout: (id, options) => call(() => ops.refundPayout(id, options)),
-    clock: () => call(() => ops.clock()),
-    accountClock: (id) => call(() => ops.accountClock(id)),
-    setAccountClock: (id, params) => call(() => ops.setAccountClock(id, params)),
-    setClock: (params) => call(() => ops.setClock(params)),
-    webhooks: async (accountId, options) => (await call(() => ops.webhooks({ ...options, accountId }))).data,
-    flushWebhooks: (accountId) => call(() => ops.flushWebhooks(accountId)),
-    redeliverWebhook: (id) => call(() => ops.redeliverWebhook(id)),
-    addFault: (fault) => call(() => ops.addFault(fault)),
-    faults: (accountId) => call(() => ops.faults(accountId)),
-    clearFaults: (accountId) => call(() => ops.clearFaults(accountId)),
-    setRateLimit: (params) => call(() => ops.setRateLimit(params)),
-    registerPixKey: (params) => call(() => ops.registerPixKey(params)),
-    pixKeys: async (accountId, options) => (await call(() => ops.pixKeys({ ...options, accountId }))).data,
-    reset: () => call(() => ops.reset()),
-  };
 }

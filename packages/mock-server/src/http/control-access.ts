@@ -1,5 +1,7 @@
+import type { ControlScope } from "../control/call.js";
 import { ApiError } from "../domain/errors.js";
 import { constantTimeEqual } from "../domain/ids.js";
+import { ownerOf } from "../domain/owners.js";
 import type { MockState } from "../domain/state.js";
 import type { EngineRequest } from "./messages.js";
 
@@ -64,4 +66,56 @@ export function authorizeSharedControlCall(
   if (access !== "caller" && access.accountId !== caller)
     throw new ApiError("NOT_FOUND", `${access.resource} does not exist`);
   return caller;
+}
+
+/** The `accountId` a control body names, if any (a body that is not JSON concerns everyone). */
+function accountIdInBody(body: string | null): string | undefined {
+  if (body === null) return undefined;
+  try {
+    const value = JSON.parse(body) as unknown;
+    const accountId =
+      typeof value === "object" && value !== null ? (value as { accountId?: unknown }).accountId : undefined;
+    return typeof accountId === "string" ? accountId : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One account, by id, as a control call's access (`accountId` null when it does not exist). */
+function oneAccount(state: MockState, accountId: string): ControlAccess {
+  return { accountId: ownerOf.account(state, accountId), resource: `account ${accountId}` };
+}
+
+/** Whom one request of a control call concerns, from the call's scope in the control table. */
+export function accessOf(
+  scope: ControlScope,
+  state: MockState,
+  req: EngineRequest,
+  params: Record<string, string>,
+): ControlAccess {
+  const id = params.id ?? "";
+  switch (scope) {
+    case "open":
+    case "global":
+    case "caller":
+      return scope;
+    case "account":
+      return oneAccount(state, id);
+    case "payin":
+      return { accountId: ownerOf.payin(state, id), resource: `payin ${id}` };
+    case "payout":
+      return { accountId: ownerOf.payout(state, id), resource: `payout ${id}` };
+    case "delivery":
+      return { accountId: ownerOf.delivery(state, id), resource: `webhook delivery ${id}` };
+    case "queried": {
+      // `?accountId=` narrows a list (or the faults) to one account; without it the call is everyone's
+      const accountId = new URLSearchParams(req.query).get("accountId") || undefined;
+      return accountId === undefined ? "global" : oneAccount(state, accountId);
+    }
+    case "bodyAccount": {
+      // a fault or a PIX key whose body names `accountId` concerns that account; without it, everyone
+      const accountId = accountIdInBody(req.body);
+      return accountId === undefined ? "global" : oneAccount(state, accountId);
+    }
+  }
 }

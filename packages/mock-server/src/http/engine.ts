@@ -1,5 +1,7 @@
+import { directControl } from "../control/direct.js";
+import type { MockControl } from "../control/mock-control.js";
 import type { AccountKeys } from "../domain/accounts.js";
-import { ControlOperations, directControl, type MockControl } from "../domain/control.js";
+import { ControlOperations } from "../domain/control.js";
 import { ApiError } from "../domain/errors.js";
 import { expireOnClock } from "../domain/payins.js";
 import { changesNotStored, type StatePersistence } from "../domain/persistence.js";

@@ -6,7 +6,7 @@
  */
 import { HttpResponse, http, type RequestHandler } from "msw";
 import type { AccountKeys } from "../../domain/accounts.js";
-import type { MockControl } from "../../domain/control.js";
+import type { MockControl } from "../../control/mock-control.js";
 import { ApiError } from "../../domain/errors.js";
 import { type CreateEngineOptions, createEngine, type MockEngine } from "../../http/engine.js";
 import { errorResponse } from "../../http/messages.js";

@@ -17,11 +17,11 @@ import {
 } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import type { AccountKeys } from "../../domain/accounts.js";
-import type { MockControl } from "../../domain/control.js";
+import { createHttpControl } from "../../control/http-client.js";
+import type { MockControl } from "../../control/mock-control.js";
 import { ApiError } from "../../domain/errors.js";
 import { constantTimeEqual, randomToken } from "../../domain/ids.js";
 import type { SavedAccount, SavedSandbox } from "../../domain/saved.js";
-import { createHttpControl } from "../../http/control-client.js";
 import { type CreateEngineOptions, createEngine, type MockEngine } from "../../http/engine.js";
 import { type EngineRequest, type EngineResponse, errorResponse } from "../../http/messages.js";
 import { handleWebRequest } from "../../http/web.js";

@@ -1,0 +1,482 @@
+// The mock's control API as one table (docs/decisions.md ("The mock server: control API")): each entry
+// is one call, with its method and path under /_mock, whom it concerns, its body and query schemas, how
+// the typed method's arguments become a request, and the domain operation it runs. The HTTP routes
+// (http/control-routes.ts), the in-process control (direct.ts), the HTTP client (http-client.ts), the
+// `MockControl` type (mock-control.ts) and the OpenAPI document of /_mock (openapi.ts) are derived from
+// it: adding a control call is one entry here and its test.
+import { storableString } from "@paykit/contract";
+import * as z from "zod/mini";
+import type { CreateAccountParams, UpdateAccountParams } from "../domain/accounts.js";
+import type { ControlCallOptions, SetClockParams } from "../domain/control.js";
+import {
+  AuthorizeBody,
+  ClockBody,
+  CreateAccountBody,
+  FailBody,
+  FaultBody,
+  ListQuery,
+  PixKeyBody,
+  RateLimitBody,
+  RotateWebhookSecretBody,
+  ThreeDSBody,
+  UpdateAccountBody,
+} from "../domain/control-params.js";
+import type { FaultParams, RateLimitParams } from "../domain/faults.js";
+import type { ListOptions, ListPage } from "../domain/lists.js";
+import type { ThreeDSOutcome } from "../domain/payins.js";
+import type { RegisterPixKeyParams } from "../domain/pix-directory.js";
+import { controlCall } from "./call.js";
+
+/** `?awaitWebhooks=true` of a call that moves a payin or payout. */
+const AwaitQuery = z.strictObject({ awaitWebhooks: z.optional(z.boolean()) });
+/** `?accountId=` of a call that concerns one account, or every account without it. */
+const AccountQuery = z.strictObject({
+  accountId: z.optional(storableString(z.minLength(1), z.maxLength(200))),
+});
+
+// A clock body as JSON: a Date or epoch ms `now` as ISO 8601 (anything else is left for ClockBody).
+function clockBody(params: SetClockParams): object {
+  const now = params.now;
+  if (!(now instanceof Date) && typeof now !== "number") return params;
+  const date = new Date(now);
+  return { ...params, now: Number.isNaN(date.getTime()) ? String(now) : date.toISOString() };
+}
+
+const awaiting = (options: ControlCallOptions | undefined) => ({ awaitWebhooks: options?.awaitWebhooks });
+const listQuery = (accountId: string | undefined, options: ListOptions | undefined) => ({
+  accountId,
+  limit: options?.limit,
+  cursor: options?.cursor,
+});
+const pageData = <T>(page: ListPage<T>): T[] => page.data;
+const dataOf = <T>(wire: { data: T }): T => wire.data;
+const nothing = (): void => {};
+
+/** Every control call of the mock, by the name of its `MockControl` method. */
+export const CONTROL_CALLS = {
+  /** Opens an account (`POST /_mock/accounts`) and answers its key pair. */
+  createAccount: controlCall({
+    method: "POST",
+    path: "/accounts",
+    scope: "open",
+    summary: "Open an account; answers its keys",
+    status: 201,
+    body: CreateAccountBody,
+    query: null,
+    request: (params?: CreateAccountParams) => ({ body: params ?? {} }),
+    run: (ops, { body }) => ops.createAccount(body),
+  }),
+  /**
+   * The accounts with their settings and balances (`GET /_mock/accounts?limit=&cursor=`), oldest first:
+   * one page, at most `limit` (default 100, at most 1000); {@link MockControl.listAll} reads them all.
+   */
+  accounts: controlCall({
+    method: "GET",
+    path: "/accounts",
+    scope: "caller",
+    summary: "List accounts (account keys see their own alone)",
+    body: null,
+    query: ListQuery,
+    request: (options?: ListOptions) => ({ query: listQuery(undefined, options) }),
+    // account keys see their own account alone (one team member's dashboard on a shared sandbox)
+    run: (ops, { query, caller }) =>
+      ops.accounts(caller === undefined ? query : { ...query, accountId: caller }),
+    result: pageData,
+  }),
+  /** An account's settings and balance (`GET /_mock/accounts/{id}`). */
+  getAccount: controlCall({
+    method: "GET",
+    path: "/accounts/:id",
+    scope: "account",
+    summary: "An account's settings and balance",
+    body: null,
+    query: null,
+    request: (accountId: string) => ({ id: accountId }),
+    run: (ops, { id }) => ops.getAccount(id),
+  }),
+  /**
+   * One account back to how it was created (`POST /_mock/accounts/{id}/reset`): its payins, payouts,
+   * deliveries and faults gone, settings and opening balance as created; its id, API keys and webhook
+   * secret kept. Other accounts are untouched: parallel runs sharing a mock each reset their own.
+   */
+  resetAccount: controlCall({
+    method: "POST",
+    path: "/accounts/:id/reset",
+    scope: "account",
+    summary: "Reset one account to its creation (id, keys and webhook secret kept)",
+    body: null,
+    query: null,
+    request: (accountId: string) => ({ id: accountId }),
+    run: (ops, { id }) => ops.resetAccount(id),
+  }),
+  /** An account's own test clock: the sandbox clock plus the account's offset. */
+  accountClock: controlCall({
+    method: "GET",
+    path: "/accounts/:id/clock",
+    scope: "account",
+    summary: "An account's clock",
+    body: null,
+    query: null,
+    request: (accountId: string) => ({ id: accountId }),
+    run: (ops, { id }) => ops.accountClock(id),
+  }),
+  /**
+   * Sets or advances one account's clock (`POST /_mock/accounts/{id}/clock`, the shapes of
+   * `/_mock/clock`): its expiries, reserve releases and webhook retries run on it; other accounts' do not move.
+   */
+  setAccountClock: controlCall({
+    method: "POST",
+    path: "/accounts/:id/clock",
+    scope: "account",
+    summary: "Set or advance an account's clock; its due work runs",
+    body: ClockBody,
+    query: null,
+    request: (accountId: string, params: SetClockParams) => ({ id: accountId, body: clockBody(params) }),
+    run: (ops, { id, body }) => ops.setAccountClock(id, body),
+  }),
+  /** Changes an account's settings (`POST /_mock/accounts/{id}/settings`). */
+  updateAccount: controlCall({
+    method: "POST",
+    path: "/accounts/:id/settings",
+    scope: "account",
+    summary: "Change an account's settings",
+    body: UpdateAccountBody,
+    query: null,
+    request: (accountId: string, params: UpdateAccountParams) => ({ id: accountId, body: params }),
+    run: (ops, { id, body }) => ops.updateAccount(id, body),
+  }),
+  /**
+   * Rotates an account's webhook secret (`POST /_mock/accounts/{id}/webhook-secret`): every later
+   * delivery, retries of earlier events included, is signed with the new secret, and during the grace
+   * period (default 24 h of mock time) with the previous one too.
+   */
+  rotateWebhookSecret: controlCall({
+    method: "POST",
+    path: "/accounts/:id/webhook-secret",
+    scope: "account",
+    summary: "Rotate an account's webhook secret (the previous one signs too during the grace)",
+    body: RotateWebhookSecretBody,
+    query: null,
+    request: (accountId: string, params?: { gracePeriodMs?: number }) => ({
+      id: accountId,
+      body: params ?? {},
+    }),
+    run: (ops, { id, body }) => ops.rotateWebhookSecret(id, body),
+  }),
+  /**
+   * The newest payins (`GET /_mock/payins?accountId=&limit=&cursor=`), of one account or of all, each
+   * with its account and status history: one page, at most `limit` (default 100, at most 1000).
+   */
+  payins: controlCall({
+    method: "GET",
+    path: "/payins",
+    scope: "queried",
+    summary: "List payins, newest first, of one account or all",
+    body: null,
+    query: ListQuery,
+    request: (accountId?: string, options?: ListOptions) => ({ query: listQuery(accountId, options) }),
+    run: (ops, { query }) => ops.payins(query),
+    result: pageData,
+  }),
+  /**
+   * The newest payouts (`GET /_mock/payouts?accountId=&limit=&cursor=`), of one account or of all, each
+   * with its account and status history: one page, at most `limit` (default 100, at most 1000).
+   */
+  payouts: controlCall({
+    method: "GET",
+    path: "/payouts",
+    scope: "queried",
+    summary: "List payouts, newest first, of one account or all",
+    body: null,
+    query: ListQuery,
+    request: (accountId?: string, options?: ListOptions) => ({ query: listQuery(accountId, options) }),
+    run: (ops, { query }) => ops.payouts(query),
+    result: pageData,
+  }),
+  /** The customer pays a PIX or BOLETO payin: PENDING → APPROVED, with its webhook. */
+  payPayin: controlCall({
+    method: "POST",
+    path: "/payins/:id/pay",
+    scope: "payin",
+    summary: "The customer pays a PIX or BOLETO payin",
+    body: null,
+    query: AwaitQuery,
+    request: (payinId: string, options?: ControlCallOptions) => ({ id: payinId, query: awaiting(options) }),
+    run: (ops, { id, query }) => ops.payPayin(id, query),
+  }),
+  /** The customer's open finance decision: APPROVED or REFUSED. */
+  authorizePayin: controlCall({
+    method: "POST",
+    path: "/payins/:id/authorize",
+    scope: "payin",
+    summary: "The customer's open finance decision",
+    body: AuthorizeBody,
+    query: AwaitQuery,
+    request: (payinId: string, approve: boolean, options?: ControlCallOptions) => ({
+      id: payinId,
+      body: { approve },
+      query: awaiting(options),
+    }),
+    run: (ops, { id, body, query }) => ops.authorizePayin(id, body.approve, query),
+  }),
+  /** A pending payin expires now. */
+  expirePayin: controlCall({
+    method: "POST",
+    path: "/payins/:id/expire",
+    scope: "payin",
+    summary: "A pending payin expires now",
+    body: null,
+    query: AwaitQuery,
+    request: (payinId: string, options?: ControlCallOptions) => ({ id: payinId, query: awaiting(options) }),
+    run: (ops, { id, query }) => ops.expirePayin(id, query),
+  }),
+  /** Completes a card payin's 3DS challenge without a browser (tests of the server side). */
+  completeThreeDS: controlCall({
+    method: "POST",
+    path: "/payins/:id/three-ds",
+    scope: "payin",
+    summary: "Complete a card payin's 3DS challenge without a browser",
+    body: ThreeDSBody,
+    query: AwaitQuery,
+    request: (payinId: string, outcome: ThreeDSOutcome, options?: ControlCallOptions) => ({
+      id: payinId,
+      body: { outcome },
+      query: awaiting(options),
+    }),
+    run: (ops, { id, body, query }) => ops.completeThreeDS(id, body.outcome, query),
+  }),
+  /** The dashboard approves a payout awaiting approval. */
+  approvePayout: controlCall({
+    method: "POST",
+    path: "/payouts/:id/approve",
+    scope: "payout",
+    summary: "Approve a payout awaiting approval",
+    body: null,
+    query: AwaitQuery,
+    request: (payoutId: string, options?: ControlCallOptions) => ({ id: payoutId, query: awaiting(options) }),
+    run: (ops, { id, query }) => ops.approvePayout(id, query),
+  }),
+  /** The dashboard rejects a payout awaiting approval: CANCELED, amount returned. */
+  rejectPayout: controlCall({
+    method: "POST",
+    path: "/payouts/:id/reject",
+    scope: "payout",
+    summary: "Reject a payout awaiting approval: CANCELED, amount returned",
+    body: null,
+    query: AwaitQuery,
+    request: (payoutId: string, options?: ControlCallOptions) => ({ id: payoutId, query: awaiting(options) }),
+    run: (ops, { id, query }) => ops.rejectPayout(id, query),
+  }),
+  /** One processing step: PENDING/APPROVED → PROCESSING → COMPLETED (or the magic keys' outcome). */
+  advancePayout: controlCall({
+    method: "POST",
+    path: "/payouts/:id/advance",
+    scope: "payout",
+    summary: "One processing step of a payout",
+    body: null,
+    query: AwaitQuery,
+    request: (payoutId: string, options?: ControlCallOptions) => ({ id: payoutId, query: awaiting(options) }),
+    run: (ops, { id, query }) => ops.advancePayout(id, query),
+  }),
+  /** The bank rejects a PROCESSING payout: FAILED (default) or REFUSED, amount returned. */
+  failPayout: controlCall({
+    method: "POST",
+    path: "/payouts/:id/fail",
+    scope: "payout",
+    summary: "The bank rejects a PROCESSING payout: FAILED or REFUSED, amount returned",
+    body: FailBody,
+    query: AwaitQuery,
+    request: (payoutId: string, status?: "FAILED" | "REFUSED", options?: ControlCallOptions) => ({
+      id: payoutId,
+      body: status ? { status } : {},
+      query: awaiting(options),
+    }),
+    run: (ops, { id, body, query }) => ops.failPayout(id, body.status, query),
+  }),
+  /** The receiving bank returns a COMPLETED payout: REFUNDED, amount returned. */
+  refundPayout: controlCall({
+    method: "POST",
+    path: "/payouts/:id/refund",
+    scope: "payout",
+    summary: "The receiving bank returns a COMPLETED payout: REFUNDED",
+    body: null,
+    query: AwaitQuery,
+    request: (payoutId: string, options?: ControlCallOptions) => ({ id: payoutId, query: awaiting(options) }),
+    run: (ops, { id, query }) => ops.refundPayout(id, query),
+  }),
+  /** The mock clock. */
+  clock: controlCall({
+    method: "GET",
+    path: "/clock",
+    scope: "global",
+    summary: "The sandbox clock",
+    body: null,
+    query: null,
+    request: () => ({}),
+    run: (ops) => ops.clock(),
+  }),
+  /** Sets or advances the mock clock; due expiries, reserve releases and retries run at once. */
+  setClock: controlCall({
+    method: "POST",
+    path: "/clock",
+    scope: "global",
+    summary: "Set or advance the sandbox clock; due work runs",
+    body: ClockBody,
+    query: null,
+    request: (params: SetClockParams) => ({ body: clockBody(params) }),
+    run: (ops, { body }) => ops.setClock(body),
+  }),
+  /**
+   * The webhook delivery log (`GET /_mock/webhooks?accountId=&limit=&cursor=`), oldest first, of one
+   * account or of all: one page, at most `limit` (default 100, at most 1000).
+   */
+  webhooks: controlCall({
+    method: "GET",
+    path: "/webhooks",
+    scope: "queried",
+    summary: "The webhook delivery log, oldest first, of one account or all",
+    body: null,
+    query: ListQuery,
+    request: (accountId?: string, options?: ListOptions) => ({ query: listQuery(accountId, options) }),
+    run: (ops, { query }) => ops.webhooks(query),
+    result: pageData,
+  }),
+  /**
+   * Runs every retry due on the mock clock (and every held out-of-order event) now, of one account or
+   * of all (`POST /_mock/webhooks/flush?accountId=`); resolves with the deliveries attempted once they
+   * settled.
+   */
+  flushWebhooks: controlCall({
+    method: "POST",
+    path: "/webhooks/flush",
+    scope: "queried",
+    summary: "Run the due webhook retries now; answers the deliveries attempted",
+    body: null,
+    query: AccountQuery,
+    request: (accountId?: string) => ({ query: { accountId } }),
+    run: async (ops, { query }) => ({ data: await ops.flushWebhooks(query.accountId) }),
+    result: dataOf,
+  }),
+  /** Sends a delivery again now (a fresh cycle of 8 attempts). */
+  redeliverWebhook: controlCall({
+    method: "POST",
+    path: "/webhooks/:id/redeliver",
+    scope: "delivery",
+    summary: "Send a delivery again now (a fresh cycle of attempts)",
+    body: null,
+    query: null,
+    request: (deliveryId: string) => ({ id: deliveryId }),
+    run: (ops, { id }) => ops.redeliverWebhook(id),
+  }),
+  /** The faults still armed; with `accountId`, those naming that account. */
+  faults: controlCall({
+    method: "GET",
+    path: "/faults",
+    scope: "queried",
+    summary: "The faults still armed",
+    body: null,
+    query: AccountQuery,
+    request: (accountId?: string) => ({ query: { accountId } }),
+    run: (ops, { query }) => ({ data: ops.faults(query.accountId) }),
+    result: dataOf,
+  }),
+  /** Injects a fault into the next matching requests. */
+  addFault: controlCall({
+    method: "POST",
+    path: "/faults",
+    scope: "bodyAccount",
+    summary: "Inject a fault into the next matching requests",
+    status: 201,
+    body: FaultBody,
+    query: null,
+    request: (fault: FaultParams) => ({ body: fault }),
+    run: (ops, { body }) => ops.addFault(body),
+  }),
+  /** Removes every fault; with `accountId`, only those naming that account. */
+  clearFaults: controlCall({
+    method: "DELETE",
+    path: "/faults",
+    scope: "queried",
+    summary: "Remove the faults (of one account, or all)",
+    body: null,
+    query: AccountQuery,
+    request: (accountId?: string) => ({ query: { accountId } }),
+    run: (ops, { query }) => {
+      ops.clearFaults(query.accountId);
+      return { data: [] as never[] };
+    },
+    result: nothing,
+  }),
+  /** Switches the rate limit on (429 RATE_LIMITED with Retry-After) or off (`null`). */
+  setRateLimit: controlCall({
+    method: "POST",
+    path: "/rate-limit",
+    scope: "global",
+    summary: "Switch the rate limit on, or off with { limit: null }",
+    body: RateLimitBody,
+    query: null,
+    request: (params: RateLimitParams | null) => ({ body: params ?? { limit: null } }),
+    run: (ops, { body }) => {
+      ops.setRateLimit(body.limit === null ? null : { limit: body.limit, windowMs: body.windowMs });
+      return { rateLimit: ops.rateLimit() };
+    },
+    result: nothing,
+  }),
+  /**
+   * The keys of the PIX key directory every account finds, then (`accountId`) that account's own, each
+   * part in key order (`GET /_mock/pix-keys?accountId=&limit=&cursor=`): one page, at most `limit`.
+   */
+  pixKeys: controlCall({
+    method: "GET",
+    path: "/pix-keys",
+    scope: "queried",
+    summary: "The PIX key directory (shared keys, then one account's own)",
+    body: null,
+    query: ListQuery,
+    request: (accountId?: string, options?: ListOptions) => ({ query: listQuery(accountId, options) }),
+    run: (ops, { query }) => ops.pixKeys(query),
+    result: pageData,
+  }),
+  /** Registers a key in the PIX key directory, for every account or (`accountId`) for one alone. */
+  registerPixKey: controlCall({
+    method: "POST",
+    path: "/pix-keys",
+    scope: "bodyAccount",
+    summary: "Register a key in the PIX key directory",
+    status: 201,
+    body: PixKeyBody,
+    query: null,
+    request: (params: RegisterPixKeyParams) => ({ body: params }),
+    run: (ops, { body }) => ops.registerPixKey(body),
+  }),
+  /** Back to the start state: the default account only (same keys), seed directory, real clock. */
+  reset: controlCall({
+    method: "POST",
+    path: "/reset",
+    scope: "global",
+    summary: "Reset the whole sandbox to its start",
+    body: null,
+    query: null,
+    request: () => ({}),
+    run: (ops) => {
+      ops.reset();
+      return { reset: true as const };
+    },
+    result: nothing,
+  }),
+};
+
+/** The control table's type: each call by the name of its method. */
+export type ControlCalls = typeof CONTROL_CALLS;
+
+/** The name of a control call. */
+export type ControlCallName = keyof ControlCalls;
+
+/** The control list behind each list name of `listPage`/`listAll`. */
+export const LIST_CALLS = {
+  accounts: "accounts",
+  payins: "payins",
+  payouts: "payouts",
+  webhooks: "webhooks",
+  pixKeys: "pixKeys",
+} as const satisfies Record<string, ControlCallName>;
