@@ -1,5 +1,5 @@
+import type { Lane } from "../internal/lane.js";
 import type { MockClock } from "./clock.js";
-import type { Lane } from "./lane.js";
 import type { PayinRecord } from "./records.js";
 import { Scheduler } from "./scheduler.js";
 

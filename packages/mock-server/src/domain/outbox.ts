@@ -1,7 +1,7 @@
 import { WEBHOOK_HEADERS, WEBHOOK_RETRY_DELAYS_MS, WEBHOOK_TIMEOUT_MS } from "@paykit/contract";
 import { Webhook } from "standardwebhooks";
+import { DeliverySlots } from "../internal/delivery-slots.js";
 import type { AccountTime } from "./account-time.js";
-import { DeliverySlots } from "./delivery-slots.js";
 import { ApiError } from "./errors.js";
 import type { UlidFactory } from "./ids.js";
 import { type ListPage, type PagePlace, pageOf } from "./lists.js";

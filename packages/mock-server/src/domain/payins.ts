@@ -19,6 +19,7 @@ import { randomString, randomToken } from "./ids.js";
 import { cardOutcome, RISK_EMAIL_SUFFIX } from "./magic.js";
 import { PayinRecord, recordStatus, storedJson } from "./records.js";
 import type { MockState } from "./state.js";
+import type { TraceContext } from "./trace-context.js";
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -40,8 +41,18 @@ export interface CreatedPayin {
   pixCode: string | null;
 }
 
-/** Creates a payin from a POST /payin body; throws the service's error for every refusal. */
-export function createPayin(state: MockState, account: Account, body: unknown, base: string): CreatedPayin {
+/**
+ * Creates a payin from a POST /payin body; throws the service's error for every refusal. `trace` is
+ * the creating request's trace context (null without a valid `traceparent`): every webhook of the
+ * payin carries it.
+ */
+export function createPayin(
+  state: MockState,
+  account: Account,
+  body: unknown,
+  base: string,
+  trace: TraceContext | null,
+): CreatedPayin {
   if (isObject(body) && body.paymentMethod === "CREDIT_CARD" && !account.creditCardEnabled) {
     throw new ApiError(
       "CREDIT_CARD_NOT_ENABLED",
@@ -84,6 +95,8 @@ export function createPayin(state: MockState, account: Account, body: unknown, b
     now,
     status,
   );
+  // Recorded before anything below could send a webhook, which reads it from there.
+  if (trace) state.traces.set(payin, trace);
   let pixCode: string | null = null;
   switch (params.paymentMethod) {
     case "PIX":
@@ -188,7 +201,7 @@ export function transitionPayin(state: MockState, payin: PayinRecord, to: KnownP
   recordStatus(payin, to, state.nowOf(payin.accountId));
   state.changes?.payin(payin);
   if (to === "APPROVED") credit(state, state.account(payin.accountId), payin);
-  state.notifyPayin(payin, to);
+  state.notify(payin, to);
 }
 
 /**

@@ -17,6 +17,7 @@ import { endToEndId } from "./ids.js";
 import { MAGIC_PIX_KEYS, TEMPORARY_UNAVAILABLE_AMOUNT } from "./magic.js";
 import { PayoutRecord, payoutJson, recordStatus } from "./records.js";
 import { MOCK_ACQUIRER_ISPB, type MockState } from "./state.js";
+import type { TraceContext } from "./trace-context.js";
 
 const ADVANCEABLE: ReadonlySet<string> = new Set(["PENDING", "APPROVED", "PROCESSING"]);
 
@@ -24,9 +25,15 @@ const ADVANCEABLE: ReadonlySet<string> = new Set(["PENDING", "APPROVED", "PROCES
  * Creates a payout from a POST /payout body. Checks run in this order: shape, fee, directory,
  * duplicate referenceId, time-of-day limit, balance, acquirer availability, synchronous bank
  * rejection. The balance check and the debit happen in one synchronous step, so concurrent payouts
- * can never overdraw (docs/decisions.md ("Balance")).
+ * can never overdraw (docs/decisions.md ("Balance")). `trace` is the creating request's trace context
+ * (null without a valid `traceparent`): every webhook of the payout carries it.
  */
-export function createPayout(state: MockState, account: Account, body: unknown): PayoutRecord {
+export function createPayout(
+  state: MockState,
+  account: Account,
+  body: unknown,
+  trace: TraceContext | null,
+): PayoutRecord {
   const result = validate(compiled(PayoutCreateParams), body);
   if (!result.success) throw new ApiError(result.code, result.message, { details: result.details });
   const params = result.data;
@@ -91,6 +98,8 @@ export function createPayout(state: MockState, account: Account, body: unknown):
     now,
     initial,
   );
+  // Recorded before anything below could send a webhook, which reads it from there.
+  if (trace) state.traces.set(payout, trace);
   if (rejectNow) payout.failureCode = "PROVIDER_REJECTED";
   account.insertPayout(payout);
   account.bookPayoutStatus(payout, null, initial);
@@ -141,7 +150,7 @@ function transitionPayout(
   recordStatus(payout, to, now);
   account.bookPayoutStatus(payout, from, to);
   state.changes?.payout(payout);
-  state.notifyPayout(payout, to);
+  state.notify(payout, to);
 }
 
 /** One processing step: PENDING/APPROVED → PROCESSING → COMPLETED (or the magic keys' FAILED/REFUSED). */

@@ -1,6 +1,5 @@
 import { BrCodeError, buildBrCode, PAYIN_ID_PREFIX } from "@paykit/contract";
 import { invalidData } from "./errors.js";
-import { needsJsonEscape } from "./json-text.js";
 
 /** The name and city the mock's BR Codes show to the payer. */
 const MERCHANT = { name: "Paykit Mock Loja", city: "Sao Paulo" } as const;
@@ -12,15 +11,7 @@ const MERCHANT = { name: "Paykit Mock Loja", city: "Sao Paulo" } as const;
  * not hold a million 150-character codes.
  */
 export class PixCharge {
-  /**
-   * Whether every code of this key is its own JSON string text: the key, name and city need no
-   * escape, and the rest of a code is tags, digits and the txid's letters and digits.
-   */
-  readonly codesAreJsonSafe: boolean;
-
-  constructor(readonly pixKey: string) {
-    this.codesAreJsonSafe = !needsJsonEscape(pixKey + MERCHANT.name + MERCHANT.city);
-  }
+  constructor(readonly pixKey: string) {}
 
   /** The BR Code of a payin; `INVALID_DATA` on `amount` when it is too large for a PIX charge. */
   code(amountCents: number, payinId: string): string {

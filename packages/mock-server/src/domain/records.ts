@@ -3,13 +3,13 @@ import type {
   KnownPayinStatus,
   KnownPayoutStatus,
   Payin,
+  PayinCreated,
   PayinWebhookBody,
   PaymentMethod,
   Payout,
   PayoutWebhookBody,
   PixKeyType,
 } from "@paykit/contract";
-import { jsonString } from "./json-text.js";
 import type { PixCharge } from "./pix-charge.js";
 
 /**
@@ -216,55 +216,65 @@ export function pixCopyAndPasteOf(p: PayinRecord): string | null {
 }
 
 /**
- * The 201 answer of POST /payin: the common fields plus the method's payment data (spec).
- * `pixCode` is the BR Code built at creation, passed on so it is not built twice.
+ * The 201 answer of POST /payin, shaped by the contract's `PayinCreated`: the common fields plus the
+ * method's payment data (spec). `pixCode` is the BR Code built at creation, passed on so it is not
+ * built twice. The payment data is set at creation for every payin of its method (createPayin).
  */
 export function payinCreatedJson(
   p: PayinRecord,
   sdkUrl: string,
   pixCode: string | null = pixCopyAndPasteOf(p),
-): Record<string, unknown> {
-  const out: Record<string, unknown> = {
-    id: p.id,
-    externalId: p.externalId,
-    referenceId: p.referenceId,
-    status: p.status,
-    amount: p.amount,
-    paymentMethod: p.paymentMethod,
-    createdAt: iso(p.createdAt),
-  };
+): PayinCreated {
+  const { id, externalId, referenceId, status, amount } = p;
+  const createdAt = iso(p.createdAt);
   switch (p.paymentMethod) {
     case "PIX":
-      out.pix = { qrcode: pixCode };
-      break;
-    case "BOLETO":
-      out.boleto = { barcode: p.boletoBarcode, url: p.boletoUrl };
-      break;
-    case "OPEN_FINANCE":
-      out.openFinanceRedirectUrl = p.openFinanceRedirectUrl;
-      break;
-    case "CREDIT_CARD":
-      if (p.status === "PENDING_3DS" && p.threeDS) {
-        out.threeDSecurePending = true;
-        out.threeDSecureSession = p.threeDS.session;
-        out.threeDSecureTransactionId = p.threeDS.transactionId;
-        out.threeDSecureSdkUrl = sdkUrl;
-      }
-      break;
+      return {
+        id,
+        externalId,
+        referenceId,
+        status,
+        amount,
+        paymentMethod: "PIX",
+        createdAt,
+        pix: { qrcode: pixCode! },
+      };
+    case "BOLETO": {
+      const boleto = { barcode: p.boletoBarcode!, url: p.boletoUrl! };
+      return { id, externalId, referenceId, status, amount, paymentMethod: "BOLETO", createdAt, boleto };
+    }
+    case "OPEN_FINANCE": {
+      const openFinanceRedirectUrl = p.openFinanceRedirectUrl!;
+      return {
+        id,
+        externalId,
+        referenceId,
+        status,
+        amount,
+        paymentMethod: "OPEN_FINANCE",
+        createdAt,
+        openFinanceRedirectUrl,
+      };
+    }
+    case "CREDIT_CARD": {
+      const challenge = status === "PENDING_3DS" ? p.threeDS : null;
+      if (challenge === null)
+        return { id, externalId, referenceId, status, amount, paymentMethod: "CREDIT_CARD", createdAt };
+      return {
+        id,
+        externalId,
+        referenceId,
+        status,
+        amount,
+        paymentMethod: "CREDIT_CARD",
+        createdAt,
+        threeDSecurePending: true,
+        threeDSecureSession: challenge.session,
+        threeDSecureTransactionId: challenge.transactionId,
+        threeDSecureSdkUrl: sdkUrl,
+      };
+    }
   }
-  return out;
-}
-
-/**
- * The 201 answer of POST /payin as JSON text, exactly `JSON.stringify(payinCreatedJson(...))`. A PIX
- * answer, the one a test suite creates most, is written directly (bench/run.mjs): ids, status, method
- * and time are the mock's own letters, digits and punctuation, without quotes or backslashes.
- */
-export function payinCreatedBody(p: PayinRecord, sdkUrl: string, pixCode: string | null): string {
-  if (p.paymentMethod !== "PIX" || pixCode === null)
-    return JSON.stringify(payinCreatedJson(p, sdkUrl, pixCode));
-  const qrcode = p.pixCharge?.codesAreJsonSafe ? `"${pixCode}"` : jsonString(pixCode);
-  return `{"id":"${p.id}","externalId":"${p.externalId}","referenceId":${jsonString(p.referenceId)},"status":"${p.status}","amount":${p.amount},"paymentMethod":"PIX","createdAt":"${iso(p.createdAt)}","pix":{"qrcode":${qrcode}}}`;
 }
 
 /** The payin webhook body: exactly the spec's fields. */

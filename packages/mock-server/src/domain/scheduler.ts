@@ -3,8 +3,8 @@ export interface Clock {
   now(): number;
 }
 
-import { MinHeap } from "./heap.js";
-import { Lane } from "./lane.js";
+import { MinHeap } from "../internal/heap.js";
+import { Lane } from "../internal/lane.js";
 
 /** Work due at a moment of the mock clock (an expiry, a reserve release, a webhook retry). */
 export interface ScheduledTask {

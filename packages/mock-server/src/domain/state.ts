@@ -1,4 +1,9 @@
 import { type KnownPayinStatus, type KnownPayoutStatus, WEBHOOK_TIMEOUT_MS } from "@paykit/contract";
+import {
+  DEFAULT_DELIVERY_CONCURRENCY,
+  type DeliveryConcurrency,
+  DeliverySlots,
+} from "../internal/delivery-slots.js";
 import { AccountTime } from "./account-time.js";
 import {
   Account,
@@ -10,14 +15,13 @@ import {
 } from "./accounts.js";
 import type { ChangeTracker } from "./changes.js";
 import { MockClock } from "./clock.js";
-import { DEFAULT_DELIVERY_CONCURRENCY, type DeliveryConcurrency, DeliverySlots } from "./delivery-slots.js";
 import { ApiError } from "./errors.js";
 import { Faults, RateLimiter } from "./faults.js";
 import { randomString, UlidFactory } from "./ids.js";
 import { Outbox, type WebhookFetch } from "./outbox.js";
 import { PayinIndex } from "./payin-index.js";
 import { PixDirectory, type PixDirectoryMode, type RegisterPixKeyParams } from "./pix-directory.js";
-import { type PayinRecord, type PayoutRecord, payinWebhookJson, payoutJson } from "./records.js";
+import { PayinRecord, type PayoutRecord, payinWebhookJson, payoutJson } from "./records.js";
 import { retentionMs } from "./retention-period.js";
 import type { SavedSandbox } from "./saved.js";
 import { unrefTimer } from "./scheduler.js";
@@ -106,10 +110,11 @@ export class MockState {
   readonly faults = new Faults();
   readonly rateLimiter = new RateLimiter();
   readonly outbox: Outbox;
-  /** The trace context of the request that created each payin/payout, carried to its webhooks. */
+  /**
+   * The trace context of the request that created each payin/payout, carried to its webhooks. Creation
+   * records it as soon as the record exists, so even a webhook sent before the request returns has it.
+   */
   readonly traces = new WeakMap<PayinRecord | PayoutRecord, TraceContext>();
-  /** The trace context of the creating request being handled, for webhooks sent before it returns. */
-  creatingTrace: TraceContext | null = null;
   readonly accounts = new Map<string, Account>();
   readonly accountsByPublicKey = new Map<string, Account>();
   /** The merchant API's Basic auth over {@link accountsByPublicKey}. */
@@ -494,19 +499,25 @@ export class MockState {
     this.#advanceTimers.add(timer);
   }
 
-  /** Sends the webhook of a payin's new status, when the payin has a `webhookUrl`. */
-  notifyPayin(payin: PayinRecord, status: KnownPayinStatus): void {
-    if (!payin.webhookUrl) return;
-    const account = this.accounts.get(payin.accountId);
+  /**
+   * Sends the webhook of a payin's or payout's new status, when it has a `webhookUrl`, in the trace
+   * of the request that created it.
+   */
+  notify(payin: PayinRecord, status: KnownPayinStatus): void;
+  notify(payout: PayoutRecord, status: KnownPayoutStatus): void;
+  notify(record: PayinRecord | PayoutRecord, status: KnownPayinStatus | KnownPayoutStatus): void {
+    if (!record.webhookUrl) return;
+    const isPayin = record instanceof PayinRecord;
+    const account = this.accounts.get(record.accountId);
     this.outbox.enqueue({
-      accountId: payin.accountId,
-      resource: "payin",
-      resourceId: payin.id,
+      accountId: record.accountId,
+      resource: isPayin ? "payin" : "payout",
+      resourceId: record.id,
       status,
-      url: payin.webhookUrl,
-      body: payinWebhookJson(payin),
-      secrets: this.signingSecretsOf(payin.accountId),
-      trace: this.traces.get(payin) ?? this.creatingTrace,
+      url: record.webhookUrl,
+      body: isPayin ? payinWebhookJson(record) : payoutJson(record),
+      secrets: this.signingSecretsOf(record.accountId),
+      trace: this.traces.get(record) ?? null,
       duplicate: account?.webhookDuplicates ?? false,
       outOfOrder: account?.webhookOutOfOrder ?? false,
     });
@@ -518,23 +529,5 @@ export class MockState {
    */
   signingSecretsOf(accountId: string): () => readonly string[] {
     return () => this.accounts.get(accountId)?.signingSecrets(this.nowOf(accountId)) ?? [];
-  }
-
-  /** Sends the webhook of a payout's new status, when the payout has a `webhookUrl`. */
-  notifyPayout(payout: PayoutRecord, status: KnownPayoutStatus): void {
-    if (!payout.webhookUrl) return;
-    const account = this.accounts.get(payout.accountId);
-    this.outbox.enqueue({
-      accountId: payout.accountId,
-      resource: "payout",
-      resourceId: payout.id,
-      status,
-      url: payout.webhookUrl,
-      body: payoutJson(payout),
-      secrets: this.signingSecretsOf(payout.accountId),
-      trace: this.traces.get(payout) ?? this.creatingTrace,
-      duplicate: account?.webhookDuplicates ?? false,
-      outOfOrder: account?.webhookOutOfOrder ?? false,
-    });
   }
 }

@@ -1,3 +1,9 @@
+// The internal/ room: general data structures that know nothing of payments (this min-heap, the
+// scheduler's ordered lane, the delivery slots that cap requests per origin). They import nothing
+// from the mock's other rooms, and every room may import them; a module that needs a payments word
+// (a payin, an account, a status) belongs in domain/, which hands such things in as arguments (a
+// lane's `run`, a slot's URL).
+
 /** A binary min-heap ordered by `at`, then by insertion order. */
 export class MinHeap<T extends { at: number; seq: number }> {
   readonly #items: T[] = [];

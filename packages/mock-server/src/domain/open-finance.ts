@@ -1,0 +1,58 @@
+// The customer's side of an open finance payin: the bank's authorization page and the decision it posts.
+import { ApiError } from "./errors.js";
+import { constantTimeEqual } from "./ids.js";
+import { authorizePayin } from "./payins.js";
+import type { PayinRecord } from "./records.js";
+import type { MockState } from "./state.js";
+
+/** An open finance payin as its bank page shows it, with the token the page's form carries. */
+export interface BankAuthorization {
+  payin: PayinRecord;
+  /** The page's own token for this payin (see {@link decideAtBank}). */
+  token: string;
+}
+
+/** What the bank's page posts, each field as sent: the page's token and the customer's decision. */
+export interface BankDecisionPost {
+  token: unknown;
+  decision: unknown;
+}
+
+/** The bank page of an open finance payin; 404 NOT_FOUND for any id that is not one. */
+export function bankAuthorization(state: MockState, id: string): BankAuthorization {
+  const payin = openFinancePayin(state, id);
+  return { payin, token: state.pageToken(payin.id) };
+}
+
+/**
+ * The customer's decision at the bank: "approve" makes the payin APPROVED, "deny" REFUSED. Taken only
+ * from the page the bank rendered for this payin, whose token another site cannot read (403
+ * INVALID_PAGE_TOKEN otherwise: docs/decisions.md ("Mock server")); any other decision is 400
+ * INVALID_DATA. Nothing changes on a refusal.
+ */
+export function decideAtBank(state: MockState, id: string, post: BankDecisionPost): PayinRecord {
+  const payin = openFinancePayin(state, id);
+  const token = typeof post.token === "string" ? post.token : "";
+  if (!constantTimeEqual(token, state.pageToken(payin.id))) {
+    throw new ApiError(
+      "INVALID_PAGE_TOKEN",
+      "the decision must be posted from the bank's authorization page",
+      {
+        status: 403,
+      },
+    );
+  }
+  if (post.decision !== "approve" && post.decision !== "deny") {
+    throw new ApiError("INVALID_DATA", "decision must be approve or deny", {
+      details: [{ path: "decision", message: "must be one of approve, deny" }],
+    });
+  }
+  return authorizePayin(state, payin.id, post.decision === "approve");
+}
+
+function openFinancePayin(state: MockState, id: string): PayinRecord {
+  const payin = state.payins.get(id);
+  if (payin?.paymentMethod !== "OPEN_FINANCE")
+    throw new ApiError("NOT_FOUND", `no open finance payment ${id}`);
+  return payin;
+}
