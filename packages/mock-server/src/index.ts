@@ -4,6 +4,8 @@
  * @packageDocumentation
  * @module @paykit/mock-server
  */
+
+export { createHttpControl, type HttpControlOptions } from "./control/http-client.js";
 export {
   type DoctorCase,
   type DoctorReport,
@@ -68,6 +70,5 @@ export {
   SEED_PIX_KEYS,
   TEMPORARY_UNAVAILABLE_AMOUNT,
 } from "./engine.js";
-export { createHttpControl, type HttpControlOptions } from "./control/http-client.js";
 export { type MockStoreOption, StoreInUseError } from "./stores/open-store.js";
 export { createMockServer, type MockServer, type MockServerOptions } from "./transports/node/server.js";

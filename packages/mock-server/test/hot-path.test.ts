@@ -3,33 +3,21 @@ import { describe, expect, it } from "vitest";
 import { Account, Authenticator } from "../src/domain/accounts.js";
 import { MockClock } from "../src/domain/clock.js";
 import { randomString, UlidFactory } from "../src/domain/ids.js";
-import { jsonString, needsJsonEscape } from "../src/domain/json-text.js";
 import { PayinIndex } from "../src/domain/payin-index.js";
-import { PixCharge } from "../src/domain/pix-charge.js";
-import {
-  PayinRecord,
-  payinCreatedBody,
-  payinCreatedJson,
-  recordStatus,
-  storedJson,
-} from "../src/domain/records.js";
+import { PayinRecord, recordStatus, storedJson } from "../src/domain/records.js";
 import { Scheduler } from "../src/domain/scheduler.js";
 
 const CROCKFORD_ULID = /^[0-9A-HJKMNP-TV-Z]{26}$/;
 const T0 = Date.UTC(2026, 0, 31, 12);
 
-function payin(
-  id: string,
-  method: PayinRecord["paymentMethod"] = "PIX",
-  referenceId = "order-1",
-): PayinRecord {
+function payin(id: string): PayinRecord {
   const order = { customer: { name: "Maria", document: "1", email: "m@x.io", phone: "55" }, items: [] };
   return new PayinRecord(
     id,
     "acct_1",
     "acq_x",
-    referenceId,
-    method,
+    "order-1",
+    "PIX",
     10_000,
     storedJson(order),
     null,
@@ -76,51 +64,7 @@ describe("ULIDs and random strings", () => {
   });
 });
 
-describe("JSON text written by hand is exactly JSON.stringify's", () => {
-  it.each([
-    "order-1",
-    "",
-    'a "quoted" ref',
-    "back\\slash",
-    "tab\there",
-    "nul\u0000",
-    "São Paulo ✓",
-    "emoji 😀",
-    "lone \ud800 surrogate",
-    "\u2028 line separator",
-  ])("jsonString(%j)", (value) => {
-    expect(jsonString(value)).toBe(JSON.stringify(value));
-    // Conservative: any surrogate goes through JSON.stringify, so only "no" must be exact.
-    if (!needsJsonEscape(value)) expect(JSON.stringify(value)).toBe(`"${value}"`);
-  });
-
-  it.each([
-    ["PIX", "order-1"],
-    ["PIX", 'ref "with" quotes \\ and \u0001'],
-    ["BOLETO", "order-2"],
-    ["OPEN_FINANCE", "order-3"],
-    ["CREDIT_CARD", "order-4"],
-  ] as const)("the %s 201 answer (referenceId %j)", (method, referenceId) => {
-    const record = payin("pi_01KAKQ6YQ1W3M0G4GQYX8V4D2B", method, referenceId);
-    let pixCode: string | null = null;
-    if (method === "PIX") {
-      record.pixCharge = new PixCharge("37a82ff3-0d9b-457b-9c01-242bd2cdf498");
-      pixCode = record.pixCharge.code(record.amount, record.id);
-    }
-    const sdkUrl = "http://mock.test/_mock/acquirer/three-ds.js";
-    expect(payinCreatedBody(record, sdkUrl, pixCode)).toBe(
-      JSON.stringify(payinCreatedJson(record, sdkUrl, pixCode)),
-    );
-  });
-
-  it("writes a PIX code whose key needs escaping through JSON.stringify", () => {
-    const record = payin("pi_01KAKQ6YQ1W3M0G4GQYX8V4D2B");
-    record.pixCharge = new PixCharge("37a82ff3-0d9b-457b-9c01-242bd2cdf498");
-    const code = 'not "a" code';
-    Object.defineProperty(record.pixCharge, "codesAreJsonSafe", { value: false });
-    expect(payinCreatedBody(record, "", code)).toBe(JSON.stringify(payinCreatedJson(record, "", code)));
-  });
-
+describe("the order a payin keeps", () => {
   it("stores the validated order as JSON.stringify writes it", () => {
     const body = {
       paymentMethod: "PIX",

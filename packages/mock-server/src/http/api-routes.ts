@@ -1,11 +1,11 @@
 // The merchant API of the spec: POST/GET /payin, POST/GET /payout.
 import { createPayin, payinOf } from "../domain/payins.js";
 import { createPayout, listPayouts, readListQuery } from "../domain/payouts.js";
-import { payinCreatedBody, payinJson, payoutCreatedJson } from "../domain/records.js";
+import { payinCreatedJson, payinJson, payoutCreatedJson } from "../domain/records.js";
 import type { MockState } from "../domain/state.js";
 import { parseTraceparent } from "../domain/trace-context.js";
 import { apiBody } from "./bodies.js";
-import { type EngineRequest, json, jsonText } from "./messages.js";
+import { type EngineRequest, json } from "./messages.js";
 import type { Route } from "./router.js";
 
 /** The merchant API of the spec: POST/GET /payin, POST/GET /payout. */
@@ -19,17 +19,9 @@ export function apiRoutes(state: MockState): Route[] {
       handle: ({ req }) => {
         const account = auth(req);
         const trace = parseTraceparent(req.header("traceparent"));
-        state.creatingTrace = trace;
-        let created: ReturnType<typeof createPayin>;
-        try {
-          created = createPayin(state, account, apiBody(req), req.base);
-        } finally {
-          state.creatingTrace = null;
-        }
-        const { payin, pixCode } = created;
-        if (trace) state.traces.set(payin, trace);
+        const { payin, pixCode } = createPayin(state, account, apiBody(req), req.base, trace);
         const sdkUrl = `${req.base}/_mock/acquirer/three-ds.js`;
-        return jsonText(201, payinCreatedBody(payin, sdkUrl, pixCode));
+        return json(201, payinCreatedJson(payin, sdkUrl, pixCode));
       },
     },
     {
@@ -45,15 +37,7 @@ export function apiRoutes(state: MockState): Route[] {
       handle: ({ req }) => {
         const account = auth(req);
         const trace = parseTraceparent(req.header("traceparent"));
-        state.creatingTrace = trace;
-        let payout: ReturnType<typeof createPayout>;
-        try {
-          payout = createPayout(state, account, apiBody(req));
-        } finally {
-          state.creatingTrace = null;
-        }
-        if (trace) state.traces.set(payout, trace);
-        return json(201, payoutCreatedJson(payout));
+        return json(201, payoutCreatedJson(createPayout(state, account, apiBody(req), trace)));
       },
     },
     {

@@ -22,8 +22,11 @@ export interface MockEngine {
   /**
    * Answers a web `Request` like the service would. A `dropResponse` fault answers
    * `Response.error()` (a network error) after the handler ran.
+   * @param base - The base URL the request addressed when the mock is served under a path prefix (msw's
+   * `baseUrl`): paths are read below it, and the URLs the mock hands out keep it. The request's origin
+   * by default.
    */
-  handle(request: Request): Promise<Response>;
+  handle(request: Request, base?: string): Promise<Response>;
   /** Answers an already-read request; what transports call. */
   dispatch(request: EngineRequest): Promise<EngineResponse>;
   /** The control API as direct calls. */
@@ -202,7 +205,7 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
   }
 
   return {
-    handle: (request) => handleWebRequest(request, dispatch),
+    handle: (request, base) => handleWebRequest(request, dispatch, base),
     dispatch,
     control: directControl(ops, persistence === undefined ? undefined : () => persistence.saved()),
     get account() {

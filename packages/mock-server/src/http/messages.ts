@@ -49,16 +49,11 @@ const JSON_TYPE = "application/json; charset=utf-8";
 
 /** A JSON answer. */
 export function json(status: number, value: unknown, headers?: Record<string, string>): EngineResponse {
-  return jsonText(status, JSON.stringify(value), headers);
-}
-
-/** A JSON answer whose body is already JSON text. */
-export function jsonText(status: number, body: string, headers?: Record<string, string>): EngineResponse {
   // A fresh headers object per answer: a transport may add its own (`connection: close`).
   return {
     status,
     headers: headers ? { "content-type": JSON_TYPE, ...headers } : { "content-type": JSON_TYPE },
-    body,
+    body: JSON.stringify(value),
   };
 }
 

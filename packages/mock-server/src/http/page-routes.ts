@@ -3,12 +3,12 @@
 import { buildOpenApiDocument } from "@paykit/contract/openapi";
 import { ChallengeBody } from "../domain/control-params.js";
 import { ApiError, invalidData } from "../domain/errors.js";
-import { constantTimeEqual } from "../domain/ids.js";
-import { authorizePayin, completeThreeDS } from "../domain/payins.js";
-import { orderOf, type PayinRecord } from "../domain/records.js";
+import { bankAuthorization, decideAtBank } from "../domain/open-finance.js";
+import { orderOf } from "../domain/records.js";
 import type { MockState } from "../domain/state.js";
+import { type ClosedChallenge, closedChallenge, decideChallenge } from "../domain/three-ds.js";
 import { boletoPdf } from "../pages/boleto-pdf.js";
-import { type ClosedChallengeReason, challengePage, closedChallengePage } from "../pages/challenge-page.js";
+import { challengePage, closedChallengePage } from "../pages/challenge-page.js";
 import { renderDashboardPage } from "../pages/dashboard.js";
 import { openFinanceDonePage, openFinancePage } from "../pages/open-finance-page.js";
 import { threeDSScript } from "../pages/three-ds-script.js";
@@ -34,12 +34,6 @@ let openApiText: string | undefined;
 
 /** The pages' routes. */
 export function pageRoutes(state: MockState): Route[] {
-  const openFinance = (id: string) => {
-    const payin = state.payins.get(id);
-    if (payin?.paymentMethod !== "OPEN_FINANCE")
-      throw new ApiError("NOT_FOUND", `no open finance payment ${id}`);
-    return payin;
-  };
   return [
     {
       // The service's OpenAPI document (docs/openapi.json), open like the pages; built on first use.
@@ -99,7 +93,7 @@ export function pageRoutes(state: MockState): Route[] {
       path: "/_mock/open-finance/:id",
       kind: "page",
       handle: ({ req, params }) => {
-        const payin = openFinance(params.id!);
+        const { payin, token } = bankAuthorization(state, params.id!);
         const { customer } = orderOf(payin);
         const html = openFinancePage({
           payinId: payin.id,
@@ -108,7 +102,7 @@ export function pageRoutes(state: MockState): Route[] {
           status: payin.status,
           action: `${req.base}/_mock/open-finance/${payin.id}`,
           returnUrl: returnUrlOf(new URLSearchParams(req.query).get("returnUrl")),
-          token: state.pageToken(payin.id),
+          token,
         });
         return { status: 200, headers: { ...HTML, ...UNFRAMED }, body: html };
       },
@@ -118,7 +112,6 @@ export function pageRoutes(state: MockState): Route[] {
       path: "/_mock/open-finance/:id",
       kind: "page",
       handle: ({ req, params }) => {
-        const payin = openFinance(params.id!);
         refuseCrossOrigin(req);
         const type = req.header("content-type") ?? "";
         const form = isJsonContentType(type)
@@ -128,28 +121,12 @@ export function pageRoutes(state: MockState): Route[] {
               token?: unknown;
             } | null) ?? {})
           : Object.fromEntries(new URLSearchParams(req.body ?? ""));
-        // The page's own token: a post that did not come from the page the bank rendered is refused.
-        const token = typeof form.token === "string" ? form.token : "";
-        if (!constantTimeEqual(token, state.pageToken(payin.id))) {
-          throw new ApiError(
-            "INVALID_PAGE_TOKEN",
-            "the decision must be posted from the bank's authorization page",
-            {
-              status: 403,
-            },
-          );
-        }
-        const decision = typeof form.decision === "string" ? form.decision : "";
-        if (decision !== "approve" && decision !== "deny") {
-          throw new ApiError("INVALID_DATA", "decision must be approve or deny", {
-            details: [{ path: "decision", message: "must be one of approve, deny" }],
-          });
-        }
-        // The page keeps the return URL in a hidden field; a direct post may give it in the query.
+        // The page keeps the return URL in a hidden field; a direct post may give it in the query. Read
+        // before deciding: a refused return URL decides nothing.
         const sent = form.returnUrl ?? new URLSearchParams(req.query).get("returnUrl");
         if (sent != null && typeof sent !== "string") throw invalidData("returnUrl", "must be a string");
         const returnUrl = returnUrlOf(sent ?? null);
-        authorizePayin(state, payin.id, decision === "approve");
+        const payin = decideAtBank(state, params.id!, { token: form.token, decision: form.decision });
         return {
           status: 200,
           headers: { ...HTML, ...UNFRAMED },
@@ -187,8 +164,7 @@ export function pageRoutes(state: MockState): Route[] {
         }
         // A challenge that is not open any more is never shown again: the page says why and tells the
         // acquirer's script, so the checkout's flow rejects instead of waiting on a dead iframe.
-        const payin = state.payinsByThreeDSTransaction.get(tx);
-        const closed = closedReason(payin);
+        const closed = closedChallenge(state, tx);
         if (closed !== null) {
           return {
             status: CLOSED_STATUS[closed],
@@ -214,27 +190,7 @@ export function pageRoutes(state: MockState): Route[] {
       handle: ({ req }) => {
         // Only the challenge page itself (the mock's origin, inside the checkout's iframe) decides.
         refuseCrossOrigin(req);
-        const body = checked(ChallengeBody, apiBody(req));
-        const payin = state.payinsByThreeDSTransaction.get(body.tx);
-        if (!payin?.threeDS) {
-          throw new ApiError("CHALLENGE_UNAVAILABLE", "no 3DS transaction with this id", { status: 404 });
-        }
-        if (body.session === null || !constantTimeEqual(body.session, payin.threeDS.session)) {
-          throw new ApiError("INVALID_DATA", "the 3DS session does not match the transaction", {
-            details: [{ path: "session", message: "does not match the transaction" }],
-          });
-        }
-        // A decided challenge answers its first outcome below; one that expired first cannot be decided.
-        if (payin.threeDS.outcome === null && payin.status !== "PENDING_3DS") {
-          throw new ApiError("CHALLENGE_EXPIRED", `the 3DS challenge expired: the payin is ${payin.status}`, {
-            status: 410,
-          });
-        }
-        const outcome = completeThreeDS(
-          state,
-          payin,
-          body.action === "approve" ? "AUTHENTICATED" : "REJECTED",
-        );
+        const { payin, outcome } = decideChallenge(state, checked(ChallengeBody, apiBody(req)));
         return json(200, { outcome, status: payin.status });
       },
     },
@@ -267,14 +223,7 @@ export function returnUrlOf(value: string | null): string | null {
 }
 
 /** The HTTP status of the page for a challenge that is not open. */
-const CLOSED_STATUS: Record<ClosedChallengeReason, number> = { unknown: 404, decided: 409, expired: 410 };
-
-/** Why a payin's 3DS challenge cannot be opened, or null while it is open. */
-function closedReason(payin: PayinRecord | undefined): ClosedChallengeReason | null {
-  if (!payin?.threeDS) return "unknown";
-  if (payin.status === "PENDING_3DS") return null;
-  return payin.threeDS.outcome === null ? "expired" : "decided";
-}
+const CLOSED_STATUS: Record<ClosedChallenge, number> = { unknown: 404, decided: 409, expired: 410 };
 
 // Only a plain http(s) origin may receive the challenge's messages (no path, no "null").
 function originOf(value: string | null): string | null {

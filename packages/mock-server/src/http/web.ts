@@ -92,14 +92,21 @@ export function errorWebResponse(error: ApiError): Response {
   return toWebResponse(errorResponse(error));
 }
 
-/** Answers a web `Request` through an engine's `dispatch` (a body it cannot read is answered as the service would). */
+/**
+ * Answers a web `Request` through an engine's `dispatch` (a body it cannot read is answered as the service
+ * would; a dropped response is a network error).
+ *
+ * @param base - The base URL the request addressed when the mock is served under a path prefix (msw's
+ * `baseUrl`); the request's origin by default.
+ */
 export async function handleWebRequest(
   request: Request,
   dispatch: (req: EngineRequest) => Promise<EngineResponse>,
+  base?: string,
 ): Promise<Response> {
   let req: EngineRequest;
   try {
-    req = await readWebRequest(request);
+    req = await readWebRequest(request, base);
   } catch (error) {
     if (error instanceof ApiError) return errorWebResponse(error);
     throw error;

@@ -4,13 +4,10 @@
  * @packageDocumentation
  * @module @paykit/mock-server/msw
  */
-import { HttpResponse, http, type RequestHandler } from "msw";
-import type { AccountKeys } from "../../domain/accounts.js";
+import { http, type RequestHandler } from "msw";
 import type { MockControl } from "../../control/mock-control.js";
-import { ApiError } from "../../domain/errors.js";
+import type { AccountKeys } from "../../domain/accounts.js";
 import { type CreateEngineOptions, createEngine, type MockEngine } from "../../http/engine.js";
-import { errorResponse } from "../../http/messages.js";
-import { readWebRequest } from "../../http/web.js";
 
 /** Options of {@link createPaykitMock}: where the client sends requests, plus the engine's options. */
 export interface PaykitMockOptions extends CreateEngineOptions {
@@ -54,20 +51,10 @@ export function createPaykitMock(options: PaykitMockOptions): PaykitMock {
   const { baseUrl, store: _memoryOnly, ...engineOptions } = options;
   const base = baseUrl.replace(/\/$/, "");
   const engine = createEngine(engineOptions);
-  const handler = http.all(`${base}/*`, async ({ request }) => {
-    let response: ReturnType<typeof errorResponse>;
-    try {
-      response = await engine.dispatch(await readWebRequest(request, base));
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      response = errorResponse(error);
-    }
-    if (response.drop) return HttpResponse.error();
-    return new HttpResponse(response.body as BodyInit | null, {
-      status: response.status,
-      headers: response.headers,
-    });
-  });
+  // The engine's one Request → Response entry, told the base: paths are read below the prefix, and the
+  // URLs the mock hands out (boleto, bank page, 3DS script) keep it. A dropped response is
+  // `Response.error()`, which is what msw's `HttpResponse.error()` returns.
+  const handler = http.all(`${base}/*`, ({ request }) => engine.handle(request, base));
   return {
     handlers: [handler],
     get account() {

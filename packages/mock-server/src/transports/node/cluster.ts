@@ -16,9 +16,9 @@ import {
   type OutgoingHttpHeaders,
 } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import type { AccountKeys } from "../../domain/accounts.js";
 import { createHttpControl } from "../../control/http-client.js";
 import type { MockControl } from "../../control/mock-control.js";
+import type { AccountKeys } from "../../domain/accounts.js";
 import { ApiError } from "../../domain/errors.js";
 import { constantTimeEqual, randomToken } from "../../domain/ids.js";
 import type { SavedAccount, SavedSandbox } from "../../domain/saved.js";

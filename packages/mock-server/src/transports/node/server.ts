@@ -1,5 +1,5 @@
-import type { AccountKeys } from "../../domain/accounts.js";
 import type { MockControl } from "../../control/mock-control.js";
+import type { AccountKeys } from "../../domain/accounts.js";
 import { retentionMs } from "../../domain/retention-period.js";
 import { type CreateEngineOptions, createEngine, type MockEngine } from "../../http/engine.js";
 import { type HostAllowList, hostAllowList } from "../../http/host-guard.js";
