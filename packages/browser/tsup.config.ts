@@ -1,6 +1,7 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { defineConfig, type Options } from "tsup";
+import { leanQrWithoutCanvas } from "./scripts/lean-qr-without-canvas.js";
 import { CHECKOUT_CSS } from "./src/checkout/styles.js";
 
 /** The IIFE build for a plain `<script>` tag: `window.Paykit.handlePendingThreeDS`, minified. */
@@ -53,7 +54,7 @@ export const checkoutBuild: Options = {
   platform: "browser",
   treeshake: true,
   noExternal: ["lean-qr"],
-  esbuildPlugins: [checkoutCss],
+  esbuildPlugins: [checkoutCss, leanQrWithoutCanvas],
   // The two ESM entries share one chunk. A fixed name, overwritten by each build (a hashed one would pile up in
   // dist/, since no build may clean the folder the others write to), starting with "checkout" so that the 3DS
   // build's clean spares it.
@@ -72,6 +73,7 @@ export const checkoutIifeBuild: Options = {
   sourcemap: true,
   clean: false,
   noExternal: ["lean-qr"],
+  esbuildPlugins: [leanQrWithoutCanvas],
 };
 
 export default defineConfig([moduleBuild, iifeBuild, checkoutBuild, checkoutIifeBuild]);

@@ -47,6 +47,13 @@ describe("the checkout entry (@paykit/browser/checkout)", () => {
     expect(gzip(code)).toBeLessThanOrEqual(CHECKOUT_BUDGET);
   });
 
+  it("carries none of lean-qr's canvas drawing, which the SVG screen never uses (scripts/lean-qr-without-canvas.ts)", async () => {
+    const code = await bundle(`export * from "./checkout.js";`);
+    expect(code).toContain("createElementNS"); // the QR code is drawn, as SVG
+    for (const canvasOnly of ["toCanvas", "ImageData", "getContext"]) expect(code).not.toContain(canvasOnly);
+    expect(read("paykit-checkout.global.js").toString()).not.toContain("toCanvas");
+  });
+
   it("imports nothing outside this package at run time (lean-qr is bundled in)", () => {
     for (const file of ["checkout.js", "checkout.cjs", "checkout-element.js", "checkout-element.cjs"]) {
       const code = read(file).toString();

@@ -49,6 +49,23 @@ const PAGE_SCRIPT = `(function () {
   });
 })();`;
 
+/**
+ * A framework's page (`?early=1`): it creates `<paykit-payment>` and sets its properties, `locale` among them, before
+ * the checkout script that defines the element is loaded.
+ */
+const EARLY_SCRIPT = `(function () {
+  var holder = document.getElementById("early-payment");
+  var element = document.createElement("paykit-payment");
+  window.paykitDefinedBefore = Boolean(customElements.get("paykit-payment"));
+  element.payin = JSON.parse(holder.getAttribute("data-payin"));
+  element.statusUrl = "/payment-status";
+  element.locale = "en";
+  holder.append(element);
+  var script = document.createElement("script");
+  script.src = "/paykit-checkout.global.js";
+  document.head.append(script);
+})();`;
+
 /** Waits for a page to catch up: generous, for a loaded 2-core machine (the 2 s of the PIX test is the spec's). */
 const PATIENT = { timeout: 10_000 };
 
@@ -56,10 +73,11 @@ const attribute = (value: string) =>
   value.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
 
 /** The merchant's checkout page: no inline script or style, only what `default-src 'self'` allows. */
-function checkoutHtml(payin: PayinCreated, locale: string): string {
+function checkoutHtml(payin: PayinCreated, locale: string, early: boolean): string {
   const json = attribute(JSON.stringify(payin));
-  const screen =
-    payin.paymentMethod === "CREDIT_CARD"
+  const screen = early
+    ? `<div id="early-payment" data-payin="${json}"></div><script src="/early.js"></script>`
+    : payin.paymentMethod === "CREDIT_CARD"
       ? `<div id="card-payment" data-payin="${json}"></div>`
       : `<paykit-payment payin="${json}" status-url="/payment-status" locale="${locale}" stylesheet-url="/checkout.css"></paykit-payment>`;
   return `<!doctype html>
@@ -67,7 +85,7 @@ function checkoutHtml(payin: PayinCreated, locale: string): string {
 <title>Checkout</title>
 <script src="/page.js"></script>
 <script src="/paykit-browser.global.js"></script>
-<script src="/paykit-checkout.global.js"></script>
+${early ? "" : `<script src="/paykit-checkout.global.js"></script>`}
 </head><body><main><h1>Loja Exemplo</h1>${screen}</main></body></html>`;
 }
 
@@ -129,6 +147,7 @@ describe.skipIf(skip)(
           readFileSync(join(build, "paykit-browser.global.js")),
         ],
         "/page.js": ["text/javascript", PAGE_SCRIPT],
+        "/early.js": ["text/javascript", EARLY_SCRIPT],
         "/checkout.css": ["text/css", readFileSync(join(build, "checkout.css"))],
         "/card-data": ["application/json", JSON.stringify(challengeData)],
       };
@@ -139,7 +158,13 @@ describe.skipIf(skip)(
         const page = /^\/checkout\/(pi_\w+)$/.exec(url.pathname);
         if (page && payins.has(page[1]!)) {
           res.writeHead(200, { "content-type": "text/html; charset=utf-8", "content-security-policy": csp });
-          res.end(checkoutHtml(payins.get(page[1]!)!, url.searchParams.get("locale") ?? "pt-BR"));
+          res.end(
+            checkoutHtml(
+              payins.get(page[1]!)!,
+              url.searchParams.get("locale") ?? "pt-BR",
+              url.searchParams.has("early"),
+            ),
+          );
         } else if (url.pathname === "/payment-status") {
           if ((req.headers.accept ?? "").includes("text/event-stream")) {
             requests.stream++;
@@ -205,7 +230,7 @@ describe.skipIf(skip)(
     /** Opens the checkout page of `payin` in a fresh context, recording console errors of the shop's pages. */
     async function open(
       payin: PayinCreated,
-      options: { locale?: string; clockAt?: number; initScript?: () => void } = {},
+      options: { locale?: string; clockAt?: number; initScript?: () => void; early?: boolean } = {},
     ): Promise<Page> {
       context = await browser.newContext({ viewport: { width: 480, height: 900 } });
       if (options.initScript) await context.addInitScript(options.initScript);
@@ -218,7 +243,9 @@ describe.skipIf(skip)(
           consoleErrors.push(message.text());
       });
       page.on("pageerror", (error) => consoleErrors.push(error.message));
-      await page.goto(`${shopUrl}/checkout/${payin.id}?locale=${options.locale ?? "pt-BR"}`);
+      await page.goto(
+        `${shopUrl}/checkout/${payin.id}?locale=${options.locale ?? "pt-BR"}${options.early ? "&early=1" : ""}`,
+      );
       return page;
     }
 
@@ -350,6 +377,26 @@ describe.skipIf(skip)(
       expect(await events(page)).toEqual(["final:APPROVED"]);
       // Chromium reports the cut itself; nothing else (no CSP violation, no page error).
       expect(consoleErrors.filter((error) => !error.includes("ERR_INCOMPLETE_CHUNKED_ENCODING"))).toEqual([]);
+    });
+
+    it("PIX: properties a framework set on <paykit-payment> before the script defined it reach the screen", async () => {
+      const payin = await createPayin("PIX");
+      const page = await open(payin, { early: true });
+      // `locale` was set only as a property, before the definition: the English screen proves it arrived.
+      await expect.poll(() => heading(page).textContent(), PATIENT).toBe("Pay with PIX");
+      expect(
+        await page.evaluate(
+          () => (window as unknown as { paykitDefinedBefore: boolean }).paykitDefinedBefore,
+        ),
+      ).toBe(false);
+      expect(await screen(page).locator("svg[role=img]").getAttribute("aria-label")).toBe(
+        payin.paymentMethod === "PIX" ? payin.pix.qrcode : "",
+      );
+      await streamUnderWay();
+      await mock.control.payPayin(payin.id);
+      await expect.poll(() => heading(page).textContent(), PATIENT).toBe("Payment approved");
+      expect(await events(page)).toEqual(["final:APPROVED"]);
+      expect(consoleErrors).toEqual([]);
     });
 
     it("removing the screen ends its stream on the server, and no request follows", async () => {

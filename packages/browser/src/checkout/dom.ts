@@ -13,9 +13,14 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   attributes: Record<string, string> = {},
   ...children: Child[]
 ): HTMLElementTagNameMap[K] {
-  const element = doc.createElement(tag);
-  for (const name in attributes) element.setAttribute(name, attributes[name]!);
+  const element = setAttributes(doc.createElement(tag), attributes);
   for (const child of children) if (child) element.append(child);
+  return element;
+}
+
+/** Sets each of `attributes` on `element` (HTML or SVG) and returns it. */
+export function setAttributes<E extends Element>(element: E, attributes: Record<string, string>): E {
+  for (const name in attributes) element.setAttribute(name, attributes[name]!);
   return element;
 }
 

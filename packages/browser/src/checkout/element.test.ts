@@ -69,6 +69,32 @@ describe("<paykit-payment>", () => {
     expect(FakeEventSource.last().closed).toBe(true);
   });
 
+  // A framework that creates the element before the script defining it ran sets plain own properties: the
+  // element takes them over when it is defined (connected already) or when it is connected (defined before).
+  it.each([
+    ["connected before the definition", "paykit-early-connected", true],
+    ["connected after the definition", "paykit-early-detached", false],
+  ])("takes the properties set before it was defined, %s", async (_case, tagName, connectedFirst) => {
+    const { definePaykitPayment } = await import("./index.js");
+    const element = document.createElement(tagName) as PaykitPaymentElement;
+    element.payin = PIX;
+    element.statusUrl = "/status";
+    element.strings = { pixTitle: "Pix" };
+    if (connectedFirst) document.body.append(element);
+    definePaykitPayment(tagName);
+    if (!connectedFirst) document.body.append(element);
+    await settled();
+    expect(element.shadowRoot!.querySelector("h2")!.textContent).toBe("Pix");
+    expect(FakeEventSource.last().url).toBe(`/status?id=${PIX.id}`);
+    // No own property is left to hide an accessor.
+    expect(["payin", "statusUrl", "strings"].filter((name) => Object.hasOwn(element, name))).toEqual([]);
+    // The element's accessors answer again: a later change renders again.
+    element.strings = null;
+    await settled();
+    expect(element.shadowRoot!.querySelector("h2")!.textContent).toBe("Pague com PIX");
+    expect(element.payin).toBe(PIX);
+  });
+
   it("a payin attribute that is not JSON fires paykit-error", async () => {
     const { definePaykitPayment } = await import("./index.js");
     definePaykitPayment();

@@ -73,6 +73,17 @@ export function definePaykitPayment(tagName = "paykit-payment"): void {
     }
 
     connectedCallback() {
+      // A property a framework set before this class was defined is the element's own and hides the accessor
+      // below: handed to the accessor here, it reaches the screen (the "upgrade" of a custom element's property).
+      // getOwnPropertyDescriptor rather than Object.hasOwn, which Safari has only since 15.4.
+      const own = this as unknown as Record<string, unknown>;
+      for (const name in ATTRIBUTES) {
+        if (Object.getOwnPropertyDescriptor(own, name)) {
+          const value = own[name];
+          delete own[name];
+          own[name] = value;
+        }
+      }
       this._u();
     }
 

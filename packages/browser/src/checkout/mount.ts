@@ -1,3 +1,4 @@
+import { h } from "./dom.js";
 import { renderPayment } from "./render.js";
 import type { MountedPayment, MountPaymentOptions } from "./types.js";
 
@@ -16,8 +17,7 @@ import type { MountedPayment, MountPaymentOptions } from "./types.js";
  * // leaving the page section: screen.unmount();
  */
 export function mountPayment(element: Element, options: MountPaymentOptions): MountedPayment {
-  const host = element.ownerDocument.createElement("div");
-  host.setAttribute("data-paykit-payment", "");
+  const host = h(element.ownerDocument, "div", { "data-paykit-payment": "" });
   element.append(host);
   let stop: () => void;
   try {

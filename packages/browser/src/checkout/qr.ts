@@ -1,5 +1,6 @@
 /*! lean-qr | MIT License | (c) 2021-2025 David Evans */
 import { type Correction, generate } from "lean-qr/nano";
+import { setAttributes } from "./dom.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 /** The quiet zone around the code, in modules: the 4 that ISO/IEC 18004 asks for. */
@@ -24,12 +25,7 @@ export function qrSvg(doc: Document, text: string): SVGSVGElement {
       x += run;
     }
   }
-  const svg = doc.createElementNS(SVG, "svg");
-  const path = doc.createElementNS(SVG, "path");
-  const set = (element: Element, attributes: Record<string, string>) => {
-    for (const name in attributes) element.setAttribute(name, attributes[name]!);
-  };
-  set(svg, {
+  const svg = setAttributes(doc.createElementNS(SVG, "svg"), {
     viewBox: `0 0 ${side} ${side}`,
     role: "img",
     "aria-label": text,
@@ -37,7 +33,6 @@ export function qrSvg(doc: Document, text: string): SVGSVGElement {
     class: "qr",
     "shape-rendering": "crispEdges",
   });
-  set(path, { d });
-  svg.append(path);
+  svg.append(setAttributes(doc.createElementNS(SVG, "path"), { d }));
   return svg;
 }
