@@ -9,13 +9,13 @@ import {
   DEFAULT_FRESH_WINDOW_MS,
   DEFAULT_STATUS_TTL_MS,
   decodeStatus,
-  deliver,
   encodeStatus,
   isFinalStatus,
   positiveMs,
   updatedAtMs,
 } from "./status-codec.js";
 import type { PaymentStatus, PaymentStatusStore, Unsubscribe } from "./store.js";
+import { Subscriptions } from "./subscriptions.js";
 
 /** A `pg` `Pool` as `postgresStatusStore` uses it: statements, and one client checked out for `LISTEN`. */
 export interface PostgresStatusPool {
@@ -166,9 +166,9 @@ class PgStatusStore implements PostgresStatusStore {
   readonly #ttlMs: number;
   readonly #windowMs: number;
   readonly #onError: (error: unknown) => void;
-  readonly #listeners = new Map<symbol, Listener>();
   readonly #sql: { publish: string; latest: string; claim: string; purge: string; catchUp: string };
-  #listening: Promise<void> | undefined;
+  // The LISTEN connection, opened by the first subscribe (a reconnect listens again without it).
+  readonly #subscriptions: Subscriptions<void>;
   #connection: { client: PostgresListenClient; detach: () => void } | undefined;
   #reconnecting: Promise<void> | undefined;
   #reconnectTimer: ReturnType<typeof setTimeout> | undefined;
@@ -189,6 +189,7 @@ class PgStatusStore implements PostgresStatusStore {
     this.#windowMs = positiveMs(options.pollIntervalMs, DEFAULT_FRESH_WINDOW_MS, "pollIntervalMs", STORE);
     this.#onError = options.onError ?? (() => undefined);
     this.#sql = statements(this.#table);
+    this.#subscriptions = new Subscriptions(() => this.#listen(), this.#onError);
   }
 
   async ensureSchema(): Promise<void> {
@@ -233,16 +234,7 @@ class PgStatusStore implements PostgresStatusStore {
 
   async subscribe(listener: Listener): Promise<Unsubscribe> {
     if (this.#closed) throw new Error(`${STORE}: the store is closed`);
-    this.#listening ??= this.#listen().catch((error: unknown) => {
-      this.#listening = undefined; // the next subscribe tries again
-      throw error;
-    });
-    await this.#listening;
-    const token = Symbol("subscription");
-    this.#listeners.set(token, listener);
-    return async () => {
-      this.#listeners.delete(token);
-    };
+    return this.#subscriptions.add(listener);
   }
 
   async latest(id: string): Promise<PaymentStatus | null> {
@@ -265,9 +257,8 @@ class PgStatusStore implements PostgresStatusStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.#listeners.clear();
     clearTimeout(this.#reconnectTimer);
-    await Promise.all([this.#listening?.catch(() => undefined), this.#reconnecting, this.#purging]);
+    await Promise.all([this.#subscriptions.end(), this.#reconnecting, this.#purging]);
     await this.#drop();
   }
 
@@ -304,16 +295,13 @@ class PgStatusStore implements PostgresStatusStore {
   #receive(payload: string): void {
     const status = decodeStatus(payload);
     if (status !== null) {
-      deliver(this.#listeners.values(), status, this.#onError);
+      this.#subscriptions.deliver(status);
       return;
     }
     // A status too large for NOTIFY arrives as its id alone.
     const id = (decodeJson(payload) as { id?: unknown } | null)?.id;
     if (typeof id !== "string") return;
-    this.latest(id).then(
-      (stored) => stored !== null && deliver(this.#listeners.values(), stored, this.#onError),
-      this.#onError,
-    );
+    this.latest(id).then((stored) => stored !== null && this.#subscriptions.deliver(stored), this.#onError);
   }
 
   #checkHealth(client: PostgresListenClient): void {
@@ -377,7 +365,7 @@ class PgStatusStore implements PostgresStatusStore {
       const { rows } = await this.#pool.query(this.#sql.catchUp, [since, CATCH_UP_MAX_ROWS]);
       for (const row of rows) {
         const status = typeof row.status === "string" ? decodeStatus(row.status) : null;
-        if (status !== null) deliver(this.#listeners.values(), status, this.#onError);
+        if (status !== null) this.#subscriptions.deliver(status);
       }
     } catch (error) {
       this.#onError(error);

@@ -9,13 +9,13 @@ import {
   DEFAULT_FRESH_WINDOW_MS,
   DEFAULT_STATUS_TTL_MS,
   decodeStatus,
-  deliver,
   encodeStatus,
   isFinalStatus,
   positiveMs,
   updatedAtMs,
 } from "./status-codec.js";
 import type { PaymentStatus, PaymentStatusStore, Unsubscribe } from "./store.js";
+import { Subscriptions } from "./subscriptions.js";
 
 /**
  * A Redis client as `redisStatusStore` uses it: node-redis (`redis` 4-6, `createClient()`), which has
@@ -161,8 +161,8 @@ class RedisStatusStore implements PaymentStatusStore {
   readonly #windowMs: number;
   readonly #onError: (error: unknown) => void;
   readonly #given: RedisStatusClient | undefined;
-  readonly #listeners = new Map<symbol, Listener>();
-  #subscriber: Promise<RedisStatusClient> | undefined;
+  // The subscriber connection, opened by the first subscribe.
+  readonly #subscriptions: Subscriptions<RedisStatusClient>;
   #closed = false;
 
   constructor(client: RedisStatusClient, options: RedisStatusStoreOptions) {
@@ -174,6 +174,7 @@ class RedisStatusStore implements PaymentStatusStore {
     this.#windowMs = positiveMs(options.pollIntervalMs, DEFAULT_FRESH_WINDOW_MS, "pollIntervalMs", STORE);
     this.#onError = options.onError ?? (() => undefined);
     this.#given = options.subscriber;
+    this.#subscriptions = new Subscriptions(() => this.#openSubscriber(), this.#onError);
   }
 
   async publish(status: PaymentStatus, options: { fresh?: boolean; pollIntervalMs?: number } = {}) {
@@ -198,16 +199,7 @@ class RedisStatusStore implements PaymentStatusStore {
 
   async subscribe(listener: Listener): Promise<Unsubscribe> {
     if (this.#closed) throw new Error(`${STORE}: the store is closed`);
-    this.#subscriber ??= this.#openSubscriber().catch((error: unknown) => {
-      this.#subscriber = undefined; // the next subscribe tries again
-      throw error;
-    });
-    await this.#subscriber;
-    const token = Symbol("subscription");
-    this.#listeners.set(token, listener);
-    return async () => {
-      this.#listeners.delete(token);
-    };
+    return this.#subscriptions.add(listener);
   }
 
   async latest(id: string): Promise<PaymentStatus | null> {
@@ -226,10 +218,7 @@ class RedisStatusStore implements PaymentStatusStore {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.#listeners.clear();
-    const opening = this.#subscriber;
-    this.#subscriber = undefined;
-    const subscriber = await opening?.catch(() => undefined);
+    const subscriber = await this.#subscriptions.end();
     if (subscriber === undefined) return;
     if (isIoRedis(subscriber)) {
       subscriber.removeListener("message", this.#onIoMessage);
@@ -274,7 +263,7 @@ class RedisStatusStore implements PaymentStatusStore {
 
   readonly #onMessage = (message: string): void => {
     const status = decodeStatus(message);
-    if (status !== null) deliver(this.#listeners.values(), status, this.#onError);
+    if (status !== null) this.#subscriptions.deliver(status);
   };
 
   readonly #onIoMessage = (channel: string, message: string): void => {
