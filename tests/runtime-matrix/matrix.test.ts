@@ -16,12 +16,15 @@ import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runGroup } from "../../scripts/processes.mjs";
 
-// The runtimes we promise, each running one scenario (payin, signed webhook, two typed errors) on
-// the packed tarballs installed into a fresh project, against the mock started from that same install.
+// The runtimes we promise, each running one scenario (payin, signed webhook, two typed errors, and
+// @paykit/react's checkout rendered by react-dom/server) on the packed tarballs installed into a fresh
+// project, against the mock started from that same install.
 const here = fileURLToPath(new URL(".", import.meta.url));
 const root = join(here, "../..");
 const bin = (...path: string[]) => join(here, "node_modules", ...path);
-const PACKAGES = ["contract", "webhooks", "node", "mock-server", "browser"] as const;
+const PACKAGES = ["contract", "webhooks", "node", "mock-server", "browser", "react"] as const;
+// The React that @paykit/react is rendered with in every runtime (the workspace's; its peer range is 18 or 19).
+const REACT = "19.3.1";
 const PER_RUNTIME_MS = 60_000;
 // The machine's Node (the one running vitest), named by its major version; "-installed" if it is also
 // one of the registry Nodes of the matrix.
@@ -43,12 +46,19 @@ let config: string;
 let runtimes: Runtime[];
 const results = new Map<string, Promise<Record<string, string>>>();
 
-const ESM_IMPORTS = `import { InvalidPixKeyError, Paykit } from "@paykit/node";
+/** The scenario's imports as an ES module; `reactServer` is where `renderToString` comes from. */
+function esmImports(reactServer = "react-dom/server"): string {
+  return `import { InvalidPixKeyError, Paykit } from "@paykit/node";
+import { PaykitPayment, usePaymentStatus, useThreeDS } from "@paykit/react";
 import { parseWebhookRequest, WebhookVerificationError } from "@paykit/webhooks";
 import { signWebhook } from "@paykit/webhooks/testing";
+import React from "react";
+import { renderToString } from "${reactServer}";
 import { runScenario } from "./core.mjs";
-const deps = { Paykit, InvalidPixKeyError, parseWebhookRequest, WebhookVerificationError, signWebhook };
+const deps = { Paykit, InvalidPixKeyError, parseWebhookRequest, WebhookVerificationError, signWebhook,
+  React, renderToString, PaykitPayment, usePaymentStatus, useThreeDS };
 `;
+}
 
 function writeScenarioFiles(): void {
   const core = readFileSync(join(here, "scenario/core.mjs"), "utf8");
@@ -60,15 +70,19 @@ function writeScenarioFiles(): void {
   const readConfig = `JSON.parse(globalThis.Deno ? Deno.env.get("PAYKIT_MATRIX_CONFIG") : process.env.PAYKIT_MATRIX_CONFIG)`;
   writeFileSync(
     join(project, "scenario.mjs"),
-    `${ESM_IMPORTS}console.log("RESULT " + JSON.stringify(await runScenario(${readConfig}, deps)));\n`,
+    `${esmImports()}console.log("RESULT " + JSON.stringify(await runScenario(${readConfig}, deps)));\n`,
   );
   writeFileSync(
     join(project, "scenario.cjs"),
     `const { InvalidPixKeyError, Paykit } = require("@paykit/node");
+const { PaykitPayment, usePaymentStatus, useThreeDS } = require("@paykit/react");
 const { parseWebhookRequest, WebhookVerificationError } = require("@paykit/webhooks");
 const { signWebhook } = require("@paykit/webhooks/testing");
+const React = require("react");
+const { renderToString } = require("react-dom/server");
 const { runScenario } = require("./core.cjs");
-const deps = { Paykit, InvalidPixKeyError, parseWebhookRequest, WebhookVerificationError, signWebhook };
+const deps = { Paykit, InvalidPixKeyError, parseWebhookRequest, WebhookVerificationError, signWebhook,
+  React, renderToString, PaykitPayment, usePaymentStatus, useThreeDS };
 runScenario(${readConfig}, deps).then(
   (result) => console.log("RESULT " + JSON.stringify(result)),
   (error) => { console.error(error); process.exitCode = 1; },
@@ -77,7 +91,7 @@ runScenario(${readConfig}, deps).then(
   );
   writeFileSync(
     join(project, "worker.mjs"),
-    `${ESM_IMPORTS}export default {
+    `${esmImports()}export default {
   async fetch(_request, env) {
     try {
       return Response.json(await runScenario(JSON.parse(env.CONFIG), deps));
@@ -88,9 +102,12 @@ runScenario(${readConfig}, deps).then(
 };
 `,
   );
+  // react-dom/server resolves to React's browser build under the edge bundle's conditions ("worker" comes
+  // first in react-dom's exports), which needs MessageChannel when it loads: edge-runtime has none. Pages
+  // rendered on an edge runtime use React's build for it, react-dom/server.edge.
   writeFileSync(
     join(project, "edge.mjs"),
-    `${ESM_IMPORTS}globalThis.__paykitMatrix = runScenario(JSON.parse(globalThis.PAYKIT_MATRIX_CONFIG), deps);\n`,
+    `${esmImports("react-dom/server.edge")}globalThis.__paykitMatrix = runScenario(JSON.parse(globalThis.PAYKIT_MATRIX_CONFIG), deps);\n`,
   );
 }
 
@@ -123,8 +140,16 @@ beforeAll(async () => {
     const name = `@paykit/${file.replace(/^paykit-/, "").replace(/-\d+\.\d+\.\d+.*\.tgz$/, "")}`;
     overrides[name] = `file:./tarballs/${file}`;
   }
-  // msw: the mock's optional peer (its /msw entry); @types/node: what a Node merchant has for the types.
-  const dependencies = { ...overrides, msw: "2.15.0", "@types/node": "20.19.43" };
+  // msw: the mock's optional peer (its /msw entry); @types/node: what a Node merchant has for the types;
+  // React for @paykit/react (its peers), with its types for the TypeScript consumers.
+  const dependencies = {
+    ...overrides,
+    msw: "2.15.0",
+    "@types/node": "20.19.43",
+    react: REACT,
+    "react-dom": REACT,
+    "@types/react": "19.3.0",
+  };
   const manifest = { name: "merchant-app", private: true, type: "module", dependencies, overrides };
   writeFileSync(join(project, "package.json"), JSON.stringify(manifest, null, 2));
   execFileSync("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", "--ignore-scripts"], {
@@ -248,7 +273,7 @@ async function runScenario(runtime: Runtime): Promise<Record<string, string>> {
   const result = JSON.parse(line.slice("RESULT ".length)) as Record<string, string>;
   settled.set(runtime.name, "ok");
   console.log(
-    `runtime-matrix: ${runtime.name} ok (payin ${result.payin}, webhook verified, ${result.payoutError}; ${result.secretMissing})`,
+    `runtime-matrix: ${runtime.name} ok (payin ${result.payin}, webhook verified, ${result.payoutError}; ${result.secretMissing}; @paykit/react ${result.react})`,
   );
   return result;
 }
@@ -278,6 +303,17 @@ describe("the scenario on every runtime, from the packed tarballs", () => {
       expect(result?.tampered).toMatch(/^WebhookVerificationError /);
       expect(result?.payoutError).toBe("InvalidPixKeyError INVALID_PIX_KEY");
       expect(result?.secretMissing).toBe("WebhookVerificationError SECRET_MISSING");
+    },
+    PER_RUNTIME_MS * 6,
+  );
+
+  // The same process rendered @paykit/react's checkout with react-dom/server: @paykit/browser, which it
+  // imports, must load where there is no DOM, and React's server build of each runtime must run it.
+  it.each(names)(
+    "%s: @paykit/react renders the payment screen's placeholder on the server",
+    async (label) => {
+      const result = await results.get(label);
+      expect(result?.react).toBe(`placeholder, hooks idle (React ${REACT})`);
     },
     PER_RUNTIME_MS * 6,
   );

@@ -3,8 +3,9 @@
 // so the same lines run everywhere. Every step checks its own answer and throws with what it saw.
 
 /**
- * Creates a PIX payin at the mock, verifies a signed webhook about it, and reads the class and code of
- * two errors. Resolves to what it observed; throws on the first surprise.
+ * Creates a PIX payin at the mock, verifies a signed webhook about it, reads the class and code of two
+ * errors, and renders @paykit/react's payment screen for that payin on the server. Resolves to what it
+ * observed; throws on the first surprise.
  */
 export async function runScenario(config, deps) {
   const { Paykit, InvalidPixKeyError, parseWebhookRequest, WebhookVerificationError, signWebhook } = deps;
@@ -69,7 +70,37 @@ export async function runScenario(config, deps) {
     tampered: describe(tampered),
     payoutError: describe(payoutError),
     secretMissing: describe(missing),
+    react: renderCheckout(payin, deps),
   };
+}
+
+/**
+ * The server-side render of a merchant's checkout page with @paykit/react (react-dom/server's
+ * `renderToString`, as a framework's SSR does): the screen's placeholder in the page's language and the
+ * hooks idle, since nothing of the browser runs on the server. Answers what it saw, with React's version.
+ */
+function renderCheckout(payin, deps) {
+  const { React, renderToString, PaykitPayment, usePaymentStatus, useThreeDS } = deps;
+  const h = React.createElement;
+  function Page() {
+    const { status } = usePaymentStatus("/payment-status", payin.id);
+    const { state } = useThreeDS();
+    return h(
+      "main",
+      null,
+      h(PaykitPayment, { payin, statusUrl: "/payment-status", locale: "en" }),
+      h("p", { id: "status" }, `${status ?? "unknown"} / ${state}`),
+    );
+  }
+  const html = renderToString(h(Page));
+  const placeholder = '<p data-paykit-placeholder="" role="status" lang="en">Loading the payment…</p>';
+  if (!html.includes('data-paykit-payment-state="loading"') || !html.includes(placeholder)) {
+    throw new Error(`<PaykitPayment> rendered on the server as ${html}`);
+  }
+  if (!html.includes('<p id="status">unknown / idle</p>')) {
+    throw new Error(`usePaymentStatus and useThreeDS rendered on the server as ${html}`);
+  }
+  return `placeholder, hooks idle (React ${React.version})`;
 }
 
 async function caught(fn) {
