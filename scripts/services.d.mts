@@ -1,3 +1,5 @@
+import type { ChildProcess } from "node:child_process";
+
 /** A test server started by scripts/services.mjs. */
 export interface TestService {
   url: string;
@@ -9,4 +11,18 @@ export function hasRedis(): boolean;
 export function startRedis(): Promise<TestService>;
 export function postgresBin(): string | null;
 export function hasPostgres(): boolean;
+/** A PostgreSQL cluster made by `initPostgres`: its bin directory, temporary directory, data directory and owner. */
+export interface PostgresCluster {
+  bin: string;
+  dir: string;
+  data: string;
+  user: { uid?: number; gid?: number };
+}
+export function initPostgres(prefix?: string): PostgresCluster;
+export function spawnPostgres(
+  cluster: PostgresCluster,
+  port: number,
+  settings?: string[],
+  timeoutMs?: number,
+): Promise<ChildProcess>;
 export function startPostgres(): Promise<TestService>;

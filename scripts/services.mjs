@@ -124,19 +124,19 @@ export function hasPostgres() {
 }
 
 /**
- * Starts PostgreSQL on a free loopback port with `initdb` into a temporary directory (as the `postgres`
- * user when running as root, since PostgreSQL refuses root); resolves `{ url, port, stop }` for the
- * `postgres` database and superuser, trust authentication on loopback only.
+ * A new PostgreSQL cluster: `initdb` into a temporary directory named `<prefix>…` (removed when this process
+ * exits), with the `postgres` superuser and trust authentication. Running as root, the directory belongs to
+ * the `postgres` user the Debian package creates, and every tool runs as that user: PostgreSQL refuses root.
+ * Returns `{ bin, dir, data, user }`.
  */
-export async function startPostgres() {
+export function initPostgres(prefix = "paykit-pg-") {
   const bin = postgresBin();
   if (bin === null)
     throw new Error(
       "PostgreSQL is not installed: run the tests through `npm test` (scripts/run.mjs installs it)",
     );
-  const dir = removeOnExit(mkdtempSync(join(tmpdir(), "paykit-pg-")));
+  const dir = removeOnExit(mkdtempSync(join(tmpdir(), prefix)));
   const data = join(dir, "data");
-  // PostgreSQL refuses to run as root: run it as the `postgres` user the Debian package creates.
   const user = process.getuid?.() === 0 ? postgresUser() : {};
   if (user.uid !== undefined) execFileSync("chown", [`${user.uid}:${user.gid}`, dir]);
   execFileSync(
@@ -144,51 +144,70 @@ export async function startPostgres() {
     ["-D", data, "-U", "postgres", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"],
     { stdio: "pipe", cwd: dir, ...user },
   );
-  const port = await freePort();
+  return { bin, dir, data, user };
+}
+
+/**
+ * Starts `postgres` on a cluster of {@link initPostgres}, listening on 127.0.0.1:`port` only (its socket in
+ * the cluster's directory), with each of `settings` as a `-c name=value`, in a process group of its own.
+ * Resolves the child process once `pg_isready` answers; otherwise kills it and rejects with the end of its log.
+ */
+export async function spawnPostgres(cluster, port, settings = [], timeoutMs = 30_000) {
+  const { bin, dir, data, user } = cluster;
   const log = [];
   const child = spawnGroup(
     join(bin, "postgres"),
-    [
-      "-D",
-      data,
-      "-h",
-      "127.0.0.1",
-      "-p",
-      String(port),
-      "-k",
-      dir,
-      "-c",
-      "fsync=off",
-      "-c",
-      "synchronous_commit=off",
-      "-c",
-      "full_page_writes=off",
-      "-c",
-      "max_connections=200",
-    ],
+    ["-D", data, "-h", "127.0.0.1", "-p", String(port), "-k", dir, ...settings.flatMap((s) => ["-c", s])],
     { stdio: ["ignore", "pipe", "pipe"], cwd: dir, ...user },
   );
   track(child, "postgres", log);
   const ready = join(bin, "pg_isready");
   try {
-    await waitFor(() => {
-      if (child.exitCode !== null) return Promise.reject(new Error("postgres exited"));
-      execFileSync(ready, ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-q"], {
-        stdio: "ignore",
-      });
-      return true;
-    }, "postgres");
+    await waitFor(
+      () => {
+        if (child.exitCode !== null) return Promise.reject(new Error("postgres exited"));
+        execFileSync(ready, ["-h", "127.0.0.1", "-p", String(port), "-U", "postgres", "-q"], {
+          stdio: "ignore",
+        });
+        return true;
+      },
+      "postgres",
+      timeoutMs,
+    );
   } catch (error) {
     await stopChild(child, "SIGKILL");
-    removeDir(dir);
     throw new Error(`${error.message}\n${log.join("").slice(-2000)}`);
+  }
+  return child;
+}
+
+/**
+ * Starts PostgreSQL on a free loopback port with `initdb` into a temporary directory (as the `postgres`
+ * user when running as root, since PostgreSQL refuses root); resolves `{ url, port, stop }` for the
+ * `postgres` database and superuser, trust authentication on loopback only. Tuned for tests: no fsync,
+ * commits acknowledged before they are written.
+ */
+export async function startPostgres() {
+  const cluster = initPostgres("paykit-pg-");
+  const port = await freePort();
+  let child;
+  try {
+    child = await spawnPostgres(cluster, port, [
+      "fsync=off",
+      "synchronous_commit=off",
+      "full_page_writes=off",
+      "max_connections=200",
+    ]);
+  } catch (error) {
+    removeDir(cluster.dir);
+    throw error;
   }
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
     port,
     async stop() {
       await stopChild(child, "SIGINT");
-      removeDir(dir);
+      removeDir(cluster.dir);
     },
   };
 }
