@@ -7,9 +7,10 @@
 // 2. End to end: a fresh mock over node:http (pinned to core 0) answers POST /payin to autocannon (core
 //    1); its CPU time per request (process.cpuUsage, so the load of other processes does not count).
 // Printed: (b) - (a) per answer as a share of one POST /payin's CPU; docs/decisions.md keeps it under 5%.
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
+import { median, pin } from "./measure.mjs";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 9);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
@@ -48,21 +49,6 @@ async function main() {
     `(b) / (a) per answer: ${(perAnswer.contract / perAnswer.template).toFixed(2)}; (b) adds ${((extra / 1000 / perRequest) * 100).toFixed(1)}% to a POST /payin end to end (target <= 5%)`,
   );
 }
-
-function pin(pid, core) {
-  try {
-    execFileSync("taskset", ["-p", "-c", String(core), String(pid)], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 // The former hand-written answer (a PIX payin only), as records.ts had it: ids, status and time are the
 // mock's own letters, digits and punctuation; referenceId goes through an escape check, and the BR Code

@@ -3,25 +3,17 @@
 // Each server runs in its own child process pinned to core 0, autocannon in this process on core 1.
 // POST /payin is measured against a fresh mock (what a test suite starts), alternating with the bare
 // server round by round, and the median ratio is reported; GET /payout runs against a seeded mock.
-import { execFileSync, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import { samplePayin } from "../dist/index.js";
+import { median, pin } from "./measure.mjs";
 
 const DURATION_S = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const here = fileURLToPath(new URL(".", import.meta.url));
-
-function pin(pid, core) {
-  try {
-    execFileSync("taskset", ["-p", "-c", String(core), String(pid)], { stdio: "ignore" });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 async function startServer(kind) {
   const child = spawn("taskset", ["-c", "0", process.execPath, `${here}server.mjs`, kind], {
@@ -43,12 +35,6 @@ function run(opts) {
     );
   });
 }
-
-const median = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 // The package's own sample PIX request (what a merchant's test would send), with a fixed referenceId.
 const payin = JSON.stringify(samplePayin("PIX", { referenceId: "order-1" }));

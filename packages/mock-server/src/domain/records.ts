@@ -225,49 +225,18 @@ export function payinCreatedJson(
   sdkUrl: string,
   pixCode: string | null = pixCopyAndPasteOf(p),
 ): PayinCreated {
-  const { id, externalId, referenceId, status, amount } = p;
-  const createdAt = iso(p.createdAt);
   switch (p.paymentMethod) {
     case "PIX":
-      return {
-        id,
-        externalId,
-        referenceId,
-        status,
-        amount,
-        paymentMethod: "PIX",
-        createdAt,
-        pix: { qrcode: pixCode! },
-      };
-    case "BOLETO": {
-      const boleto = { barcode: p.boletoBarcode!, url: p.boletoUrl! };
-      return { id, externalId, referenceId, status, amount, paymentMethod: "BOLETO", createdAt, boleto };
-    }
-    case "OPEN_FINANCE": {
-      const openFinanceRedirectUrl = p.openFinanceRedirectUrl!;
-      return {
-        id,
-        externalId,
-        referenceId,
-        status,
-        amount,
-        paymentMethod: "OPEN_FINANCE",
-        createdAt,
-        openFinanceRedirectUrl,
-      };
-    }
+      return { ...createdFields(p, "PIX"), pix: { qrcode: pixCode! } };
+    case "BOLETO":
+      return { ...createdFields(p, "BOLETO"), boleto: { barcode: p.boletoBarcode!, url: p.boletoUrl! } };
+    case "OPEN_FINANCE":
+      return { ...createdFields(p, "OPEN_FINANCE"), openFinanceRedirectUrl: p.openFinanceRedirectUrl! };
     case "CREDIT_CARD": {
-      const challenge = status === "PENDING_3DS" ? p.threeDS : null;
-      if (challenge === null)
-        return { id, externalId, referenceId, status, amount, paymentMethod: "CREDIT_CARD", createdAt };
+      const challenge = p.status === "PENDING_3DS" ? p.threeDS : null;
+      if (challenge === null) return createdFields(p, "CREDIT_CARD");
       return {
-        id,
-        externalId,
-        referenceId,
-        status,
-        amount,
-        paymentMethod: "CREDIT_CARD",
-        createdAt,
+        ...createdFields(p, "CREDIT_CARD"),
         threeDSecurePending: true,
         threeDSecureSession: challenge.session,
         threeDSecureTransactionId: challenge.transactionId,
@@ -275,6 +244,12 @@ export function payinCreatedJson(
       };
     }
   }
+}
+
+/** The fields every 201 answer of POST /payin starts with, in the wire's order, for one method. */
+function createdFields<M extends PaymentMethod>(p: PayinRecord, paymentMethod: M) {
+  const { id, externalId, referenceId, status, amount } = p;
+  return { id, externalId, referenceId, status, amount, paymentMethod, createdAt: iso(p.createdAt) };
 }
 
 /** The payin webhook body: exactly the spec's fields. */

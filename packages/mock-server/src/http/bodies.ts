@@ -1,5 +1,5 @@
-// How the mock reads request bodies and queries, shared by the route families: the merchant API's
-// strict JSON bodies, the control API's optional ones, and the `{ data }`-less 200 helper.
+// What the route families share: how request bodies are read (the merchant API's strict JSON bodies,
+// the control API's optional ones), the JSON answer helper, and the route of a cached JSON document.
 import { validate } from "@paykit/contract";
 import type * as z from "zod/mini";
 import { ApiError } from "../domain/errors.js";
@@ -10,6 +10,7 @@ import {
   json,
   parseJsonBody,
 } from "./messages.js";
+import type { Route } from "./router.js";
 
 /** The JSON body of an API POST: 415 without a JSON content type, 400 when malformed. */
 export function apiBody(req: EngineRequest): unknown {
@@ -69,4 +70,21 @@ export function noBody(req: EngineRequest): void {
       details: [{ path: "", message: "must be empty: this call takes no body" }],
     });
   }
+}
+
+/**
+ * A route answering a JSON document built on its first request and kept as text (the OpenAPI
+ * documents): open like the pages, the same bytes to every caller.
+ */
+export function documentRoute(path: string, build: () => unknown): Route {
+  let text: string | undefined;
+  return {
+    method: "GET",
+    path,
+    kind: "page",
+    handle: () => {
+      text ??= JSON.stringify(build());
+      return { status: 200, headers: { "content-type": "application/json; charset=utf-8" }, body: text };
+    },
+  };
 }

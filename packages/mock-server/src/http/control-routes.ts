@@ -8,7 +8,7 @@ import { CONTROL_CALLS } from "../control/table.js";
 import type { ControlOperations } from "../domain/control.js";
 import { ApiError } from "../domain/errors.js";
 import type { MockState } from "../domain/state.js";
-import { controlBody, noBody, ok } from "./bodies.js";
+import { controlBody, documentRoute, noBody, ok } from "./bodies.js";
 import { accessOf } from "./control-access.js";
 import type { Route } from "./router.js";
 
@@ -59,25 +59,13 @@ function routeOf(
   };
 }
 
-let openApiText: string | undefined;
-
 /**
  * Every control route, one per entry of the control table, and the control API's OpenAPI document
  * (`GET /_mock/openapi.json`, open like the service's `/openapi.json`; built on first use).
  */
 export function controlRoutes(state: MockState, ops: ControlOperations): Route[] {
-  const document: Route = {
-    method: "GET",
-    path: "/_mock/openapi.json",
-    kind: "page",
-    handle: () => {
-      openApiText ??= JSON.stringify(controlOpenApiDocument());
-      return {
-        status: 200,
-        headers: { "content-type": "application/json; charset=utf-8" },
-        body: openApiText,
-      };
-    },
-  };
-  return [...Object.values(CONTROL_CALLS).map((call) => routeOf(state, ops, call as never)), document];
+  return [
+    ...Object.values(CONTROL_CALLS).map((call) => routeOf(state, ops, call as never)),
+    documentRoute("/_mock/openapi.json", controlOpenApiDocument),
+  ];
 }

@@ -12,7 +12,7 @@ import { challengePage, closedChallengePage } from "../pages/challenge-page.js";
 import { renderDashboardPage } from "../pages/dashboard.js";
 import { openFinanceDonePage, openFinancePage } from "../pages/open-finance-page.js";
 import { threeDSScript } from "../pages/three-ds-script.js";
-import { apiBody, checked } from "./bodies.js";
+import { apiBody, checked, documentRoute } from "./bodies.js";
 import { type EngineRequest, isJsonContentType, json, parseJsonBody } from "./messages.js";
 import { isCrossOrigin } from "./origin-guard.js";
 import type { Route } from "./router.js";
@@ -30,25 +30,11 @@ function refuseCrossOrigin(req: EngineRequest): void {
   }
 }
 
-let openApiText: string | undefined;
-
 /** The pages' routes. */
 export function pageRoutes(state: MockState): Route[] {
   return [
-    {
-      // The service's OpenAPI document (docs/openapi.json), open like the pages; built on first use.
-      method: "GET",
-      path: "/openapi.json",
-      kind: "page",
-      handle: () => {
-        openApiText ??= JSON.stringify(buildOpenApiDocument());
-        return {
-          status: 200,
-          headers: { "content-type": "application/json; charset=utf-8" },
-          body: openApiText,
-        };
-      },
-    },
+    // The service's OpenAPI document (docs/openapi.json), open like the pages; built on first use.
+    documentRoute("/openapi.json", () => buildOpenApiDocument()),
     {
       // The page itself is open like the other pages; its calls to the control API carry the admin
       // token (it asks for it on a 401), so the token guards every read and every decision.
