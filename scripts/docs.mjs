@@ -1,15 +1,19 @@
 #!/usr/bin/env node
 // `pnpm docs`: the API reference of every entry point (typedoc) into docs/api/, failing on an
 // undocumented export or a broken link, and the HTTP reference rendered from docs/openapi.json to
-// docs/api/openapi.html.
+// docs/api/openapi.html. First, llms.txt at the root: where a coding agent finds the guides and this
+// reference (scripts/llms-txt.mjs).
 // One typedoc run checks every entry point: typedoc requires documentation only of the packages named
 // in `packagesRequiringDocumentation`, by default the one package of a single entry point, and with
 // several entry points none of ours (an undocumented export then passed silently). So the packages of
 // all entry points are named here. (It used to be one run per entry point: 16 TypeScript programs.)
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { writeLlmsTxt } from "./llms-txt.mjs";
 
 const root = new URL("../", import.meta.url);
+writeLlmsTxt(fileURLToPath(root));
 const config = JSON.parse(readFileSync(new URL("typedoc.json", root), "utf8"));
 const packages = [
   ...new Set(

@@ -70,5 +70,28 @@ export {
   SEED_PIX_KEYS,
   TEMPORARY_UNAVAILABLE_AMOUNT,
 } from "./engine.js";
+export {
+  DEFAULT_MOCK_URL,
+  findTriggerScenario,
+  runTriggerScenario,
+  type TriggerDelivery,
+  type TriggerOptions,
+  type TriggerRun,
+  type TriggerStepResult,
+} from "./scenarios/run.js";
+export type {
+  ArgsAfterId,
+  CreatePayinStep,
+  CreatePayoutStep,
+  PayinCallName,
+  PayinCallStep,
+  PayoutCallName,
+  PayoutCallStep,
+  TriggerOutcome,
+  TriggerScenario,
+  TriggerStep,
+} from "./scenarios/scenario.js";
+export { TRIGGER_SCENARIOS } from "./scenarios/scenarios.js";
+export { type TriggerKeys, TriggerRefusedError } from "./scenarios/target.js";
 export { type MockStoreOption, StoreInUseError } from "./stores/open-store.js";
 export { createMockServer, type MockServer, type MockServerOptions } from "./transports/node/server.js";

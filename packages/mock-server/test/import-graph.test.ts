@@ -85,19 +85,35 @@ function roomOf(file: string): string {
 // slots, JSON text) that know nothing of payments, and imports nothing else; every room may use it.
 // The domain (accounts, payins, payouts, outbox, clock, schedule) is the state machine and knows nothing
 // of HTTP, transports, pages or storage engines; `control` is the control API as one table over the
-// domain's operations, from which the HTTP routes and both `MockControl`s are derived; HTTP routing may
+// domain's operations, from which the HTTP routes and both `MockControl`s are derived; `scenarios` are the
+// `trigger` command's scenarios as data, played through the control table and the merchant API; `mcp` is
+// the MCP server for coding agents over the same; HTTP routing may
 // render pages; transports adapt the HTTP engine to node:http and msw; the entries (src/*.ts) and the
 // doctor tool sit on top.
 const ALLOWED: Record<string, string[]> = {
   internal: ["internal"],
   domain: ["domain", "internal"],
   control: ["control", "domain", "internal"],
+  scenarios: ["scenarios", "control", "domain", "internal"],
+  mcp: ["mcp", "scenarios", "control", "domain", "doctor", "internal"],
   stores: ["stores", "domain", "internal"],
   pages: ["pages", "internal"],
   http: ["http", "control", "domain", "pages", "internal"],
-  transports: ["transports", "http", "control", "domain", "stores", "doctor", "internal"],
+  transports: ["transports", "http", "control", "scenarios", "mcp", "domain", "stores", "doctor", "internal"],
   doctor: ["doctor", "domain", "internal"],
-  entry: ["entry", "transports", "http", "control", "domain", "stores", "pages", "doctor", "internal"],
+  entry: [
+    "entry",
+    "transports",
+    "http",
+    "control",
+    "scenarios",
+    "mcp",
+    "domain",
+    "stores",
+    "pages",
+    "doctor",
+    "internal",
+  ],
 };
 
 describe("the mock's rooms", () => {

@@ -19,7 +19,13 @@ export interface HttpControlOptions {
 }
 
 /** `Basic base64(pk:sk)`, the keys in UTF-8 as the merchant API reads them. */
-function basicAuthorization({ publicKey, secretKey }: { publicKey: string; secretKey: string }): string {
+export function basicAuthorization({
+  publicKey,
+  secretKey,
+}: {
+  publicKey: string;
+  secretKey: string;
+}): string {
   const bytes = new TextEncoder().encode(`${publicKey}:${secretKey}`);
   let binary = "";
   for (const byte of bytes) binary += String.fromCharCode(byte);

@@ -94,6 +94,12 @@ function operationOf(name: string, call: ControlCall<never, unknown, unknown>): 
 }
 
 /**
+ * The title of the control API's OpenAPI document (`GET /_mock/openapi.json`): how a client (the
+ * `trigger` and `mcp` commands) recognises a Paykit mock before it sends anything.
+ */
+export const CONTROL_API_TITLE = "Paykit mock: control API";
+
+/**
  * The OpenAPI 3.1 document of the mock's `/_mock` control API, one operation per entry of the
  * control table (the `operationId` is the `MockControl` method's name).
  */
@@ -107,7 +113,7 @@ export function controlOpenApiDocument(): Json {
   return {
     openapi: "3.1.0",
     info: {
-      title: "Paykit mock: control API",
+      title: CONTROL_API_TITLE,
       // the control API's own version, bumped when a call changes shape
       version: "1.0.0",
       description:

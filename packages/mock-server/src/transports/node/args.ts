@@ -27,6 +27,8 @@ export interface CliOptions {
 /** The subcommands of `paykit-mock`, each with its one-line summary (`paykit-mock <command> --help` has the rest). */
 export const COMMANDS = {
   doctor: "check a webhook receiver with the deliveries a safe endpoint must handle",
+  mcp: "an MCP server over stdio that lets a coding agent drive a mock",
+  trigger: "play a scenario (payin.approved, payout.failed, …) on a running mock and show its webhooks",
 } as const;
 
 /** The usage text of `paykit-mock --help`. */

@@ -2,6 +2,7 @@ import { formatDoctorReport, runWebhookDoctor } from "../../doctor/doctor.js";
 import { retentionMs } from "../../domain/retention-period.js";
 import { type COMMANDS, DOCTOR_USAGE, parseCliArgs, parseDoctorArgs, USAGE } from "./args.js";
 import { createMockServer, DURABLE_RETENTION } from "./server.js";
+import { trigger } from "./trigger.js";
 
 /**
  * `paykit-mock`: serves the mock payment service over node:http. Prints
@@ -9,7 +10,7 @@ import { createMockServer, DURABLE_RETENTION } from "./server.js";
  * SIGINT and SIGTERM.
  */
 async function main(argv: string[]): Promise<void> {
-  const commands: Record<keyof typeof COMMANDS, (argv: string[]) => Promise<void>> = { doctor };
+  const commands: Record<keyof typeof COMMANDS, (argv: string[]) => Promise<void>> = { doctor, mcp, trigger };
   if (argv[0] !== undefined && Object.hasOwn(commands, argv[0]))
     return commands[argv[0] as keyof typeof COMMANDS](argv.slice(1));
   let options: ReturnType<typeof parseCliArgs>;
@@ -105,6 +106,12 @@ async function doctor(argv: string[]): Promise<void> {
     options.json ? `${JSON.stringify({ cases: report.cases }, null, 2)}\n` : formatDoctorReport(report),
   );
   process.exitCode = report.ok ? 0 : 1;
+}
+
+/** `paykit-mock mcp`: the MCP server for coding agents (its SDK loads only for this command). */
+async function mcp(argv: string[]): Promise<void> {
+  const { mcpCommand } = await import("./mcp.js");
+  await mcpCommand(argv);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

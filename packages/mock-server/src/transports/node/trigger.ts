@@ -1,0 +1,242 @@
+import { parseArgs } from "node:util";
+import { PAYMENT_METHODS, type PaymentMethod } from "@paykit/contract";
+import {
+  DEFAULT_MOCK_URL,
+  runTriggerScenario,
+  type TriggerOptions,
+  type TriggerRun,
+  triggerScenarioLabel,
+} from "../../scenarios/run.js";
+import type { TriggerOutcome } from "../../scenarios/scenario.js";
+import { TRIGGER_SCENARIOS } from "../../scenarios/scenarios.js";
+import { refuseLiveKeys, TriggerRefusedError } from "../../scenarios/target.js";
+
+/** What `paykit-mock trigger` was asked to do: list the scenarios, or run one. */
+export type TriggerCliOptions =
+  | { list: true; json: boolean }
+  | { list: false; json: boolean; scenario: string; run: TriggerOptions & { url: string } };
+
+/** The usage text of `paykit-mock trigger --help`. */
+export const TRIGGER_USAGE = `Usage: paykit-mock trigger <scenario> [options]
+       paykit-mock trigger --list
+
+  Plays a scenario on a running mock: creates a payin or payout through the merchant API with sample
+  data, moves it through the control API, and prints each step, where it ended and the webhook
+  deliveries it caused.
+
+  --list                  show every scenario
+  --method <M>            PIX, BOLETO, CREDIT_CARD or OPEN_FINANCE (payin scenarios; --list says which)
+  --outcome <O>           approve or reject (payin.3ds)
+  --url <url>             the mock (default ${DEFAULT_MOCK_URL}); refused unless it is a Paykit mock
+  --keys <pk:sk>          the account to use (default: PAYKIT_PUBLIC_KEY and PAYKIT_SECRET_KEY); without
+                          keys a fresh account is opened (open on a shared sandbox); live keys are refused
+  --new-account           open a fresh account even when PAYKIT_PUBLIC_KEY and PAYKIT_SECRET_KEY are set
+  --admin-token <token>   the mock's --admin-token (default: PAYKIT_MOCK_ADMIN_TOKEN); on a shared sandbox
+                          the account's own keys authorize its control calls without it
+  --webhook-url <url>     where the payin or payout sends its webhooks (default: none, so no webhooks)
+  --webhook-secret <s>    a fresh account's signing secret (default: PAYKIT_WEBHOOK_SECRET), so your
+                          receiver can verify its deliveries; never printed
+  --json                  print one JSON document
+  --help                  show this text
+
+  Exit status 0 when the run ends as the scenario states, 1 when it does not, 2 when it was refused.
+`;
+
+const KEYS = /^pk_test_\w{8,100}$/;
+const SECRET = /^sk_test_\w{8,100}$/;
+const OUTCOMES: readonly TriggerOutcome[] = ["approve", "reject"];
+
+/**
+ * Reads `paykit-mock trigger`'s arguments and environment (`PAYKIT_PUBLIC_KEY`, `PAYKIT_SECRET_KEY`,
+ * `PAYKIT_MOCK_ADMIN_TOKEN`, `PAYKIT_WEBHOOK_SECRET`); throws an Error whose message is meant for the user.
+ */
+export function parseTriggerArgs(
+  argv: string[],
+  env: Record<string, string | undefined> = {},
+): TriggerCliOptions | "help" {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: {
+      list: { type: "boolean" },
+      method: { type: "string" },
+      outcome: { type: "string" },
+      url: { type: "string" },
+      keys: { type: "string" },
+      "new-account": { type: "boolean" },
+      "admin-token": { type: "string" },
+      "webhook-url": { type: "string" },
+      "webhook-secret": { type: "string" },
+      json: { type: "boolean" },
+      help: { type: "boolean" },
+    },
+    strict: true,
+    allowPositionals: true,
+  });
+  if (values.help) return "help";
+  const json = values.json ?? false;
+  if (values.list) {
+    if (positionals.length > 0) throw new Error("--list takes no scenario");
+    return { list: true, json };
+  }
+  if (positionals.length !== 1)
+    throw new Error(positionals.length === 0 ? "name a scenario (--list shows them)" : "name one scenario");
+  const method = values.method?.toUpperCase();
+  if (method !== undefined && !(PAYMENT_METHODS as readonly string[]).includes(method))
+    throw new Error(`--method must be one of ${PAYMENT_METHODS.join(", ")}, got ${values.method}`);
+  const outcome = values.outcome?.toLowerCase();
+  if (outcome !== undefined && !(OUTCOMES as readonly string[]).includes(outcome))
+    throw new Error(`--outcome must be approve or reject, got ${values.outcome}`);
+  const keys = values["new-account"] ? undefined : keysOf(values.keys, env);
+  if (values["new-account"] && values.keys !== undefined)
+    throw new Error("--new-account opens a fresh account: give it or --keys, not both");
+  if (keys !== undefined && values["webhook-secret"] !== undefined)
+    throw new Error("--webhook-secret is for a fresh account; yours signs with its own secret");
+  const webhookSecret =
+    keys === undefined ? (values["webhook-secret"] ?? env.PAYKIT_WEBHOOK_SECRET) : undefined;
+  const adminToken = values["admin-token"] ?? env.PAYKIT_MOCK_ADMIN_TOKEN;
+  return {
+    list: false,
+    json,
+    scenario: positionals[0] as string,
+    run: {
+      url: urlOf(values.url ?? DEFAULT_MOCK_URL, "--url"),
+      ...(keys === undefined ? {} : { keys }),
+      ...(adminToken ? { adminToken } : {}),
+      ...(values["webhook-url"] === undefined
+        ? {}
+        : { webhookUrl: urlOf(values["webhook-url"], "--webhook-url") }),
+      ...(webhookSecret ? { webhookSecret } : {}),
+      ...(method === undefined ? {} : { method: method as PaymentMethod }),
+      ...(outcome === undefined ? {} : { outcome: outcome as TriggerOutcome }),
+    },
+  };
+}
+
+// `--keys pk:sk`, else the environment's pair; live keys are refused before anything else is said.
+function keysOf(
+  flag: string | undefined,
+  env: Record<string, string | undefined>,
+): { publicKey: string; secretKey: string } | undefined {
+  let publicKey: string;
+  let secretKey: string;
+  let from: string;
+  if (flag !== undefined) {
+    const colon = flag.indexOf(":");
+    publicKey = colon < 0 ? flag : flag.slice(0, colon);
+    secretKey = colon < 0 ? "" : flag.slice(colon + 1);
+    from = "--keys";
+  } else {
+    if (!env.PAYKIT_PUBLIC_KEY && !env.PAYKIT_SECRET_KEY) return undefined;
+    publicKey = env.PAYKIT_PUBLIC_KEY ?? "";
+    secretKey = env.PAYKIT_SECRET_KEY ?? "";
+    from = "PAYKIT_PUBLIC_KEY and PAYKIT_SECRET_KEY";
+  }
+  refuseLiveKeys({ publicKey, secretKey });
+  if (!KEYS.test(publicKey) || !SECRET.test(secretKey))
+    throw new Error(`${from} must be a mock account's pk_test_… and sk_test_… keys`);
+  return { publicKey, secretKey };
+}
+
+function urlOf(value: string, flag: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new Error(`${flag} must be an absolute http(s) URL, got ${value}`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    throw new Error(`${flag} must be an http(s) URL, got ${value}`);
+  return flag === "--url" ? url.href.replace(/\/+$/, "") : url.href;
+}
+
+/** `paykit-mock trigger`: lists the scenarios or plays one; exit 1 when it ends elsewhere, 2 when refused. */
+export async function trigger(argv: string[]): Promise<void> {
+  let options: TriggerCliOptions | "help";
+  try {
+    options = parseTriggerArgs(argv, process.env);
+  } catch (error) {
+    const refused = error instanceof TriggerRefusedError;
+    process.stderr.write(
+      `paykit-mock trigger: ${(error as Error).message}\n${refused ? "" : `\n${TRIGGER_USAGE}`}`,
+    );
+    process.exitCode = 2;
+    return;
+  }
+  if (options === "help") {
+    process.stdout.write(TRIGGER_USAGE);
+    return;
+  }
+  if (options.list) {
+    process.stdout.write(options.json ? `${JSON.stringify(TRIGGER_SCENARIOS, null, 2)}\n` : formatList());
+    return;
+  }
+  let run: TriggerRun;
+  try {
+    run = await runTriggerScenario(options.scenario, options.run);
+  } catch (error) {
+    if (!(error instanceof TriggerRefusedError)) throw error;
+    process.stderr.write(`paykit-mock trigger: ${error.message}\n`);
+    process.exitCode = 2;
+    return;
+  }
+  process.stdout.write(options.json ? `${JSON.stringify(run, null, 2)}\n` : formatTriggerRun(run));
+  process.exitCode = run.ok ? 0 : 1;
+}
+
+/** The text of `paykit-mock trigger --list`: one line per scenario entry, the default of each name marked. */
+export function formatList(): string {
+  const labels = TRIGGER_SCENARIOS.map(triggerScenarioLabel);
+  const width = Math.max(...labels.map((label) => label.length));
+  const lines = TRIGGER_SCENARIOS.map((scenario, i) => {
+    const first = TRIGGER_SCENARIOS.findIndex((other) => other.name === scenario.name) === i;
+    const many = TRIGGER_SCENARIOS.filter((other) => other.name === scenario.name).length > 1;
+    return `  ${(labels[i] as string).padEnd(width)}  ${scenario.description}${first && many ? " (the default)" : ""}`;
+  });
+  return `Scenarios of paykit-mock trigger <scenario> [--method M | --outcome O]:\n${lines.join("\n")}\n`;
+}
+
+/** The text of a run: the account, one line per step, where it ended, and the deliveries. */
+export function formatTriggerRun(run: TriggerRun): string {
+  const choice = run.method ? ` --method ${run.method}` : run.outcome ? ` --outcome ${run.outcome}` : "";
+  const out = [`${run.scenario}${choice} on ${run.url}`];
+  out.push(
+    run.account.opened
+      ? `Account ${run.account.accountId}: opened for this run (public key ${run.account.publicKey})`
+      : `Account ${run.account.accountId} (public key ${run.account.publicKey})`,
+  );
+  const names = run.steps.map((step) => (step.byMock ? `${step.step} (by the mock)` : step.step));
+  const width = Math.max(0, ...names.map((name) => name.length));
+  run.steps.forEach((step, i) => {
+    out.push(`  ${(names[i] as string).padEnd(width)}  ${step.resource} ${step.id}  ${step.status}`);
+  });
+  const states = [
+    run.expected.payin ? `payin ${run.expected.payin}` : "",
+    run.expected.payout ? `payout ${run.expected.payout}` : "",
+  ].filter(Boolean);
+  if (run.ok) out.push(`Ended as stated: ${states.join(", ")}`);
+  else out.push("Did not end as stated:", ...run.problems.map((problem) => `  - ${problem}`));
+  if (run.webhookUrl === null) {
+    out.push(
+      "Webhooks: none, the resource was made without a webhookUrl (deliveries need one: give --webhook-url <your receiver>)",
+    );
+  } else if (run.deliveries.length === 0) {
+    out.push(`Webhooks to ${run.webhookUrl}: none (this scenario sends none)`);
+  } else {
+    out.push(`Webhooks to ${run.webhookUrl}:`);
+    for (const delivery of run.deliveries) {
+      const answer =
+        delivery.answer !== null
+          ? `answered ${delivery.answer}`
+          : `no answer (${delivery.error ?? "none yet"})`;
+      const attempts = `${delivery.attempts} attempt${delivery.attempts === 1 ? "" : "s"}`;
+      out.push(
+        `  ${delivery.status.padEnd(17)}  ${delivery.resource} ${delivery.resourceId}  ${delivery.state}, ${attempts}, ${answer}`,
+      );
+    }
+    if (!run.account.signed)
+      out.push(
+        "  (unsigned: the account has no webhook secret; give a fresh account one with --webhook-secret)",
+      );
+  }
+  return `${out.join("\n")}\n`;
+}
