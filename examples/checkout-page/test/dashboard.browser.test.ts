@@ -82,15 +82,18 @@ describe.skipIf(SKIP_BROWSER)("the mock's dashboard in headless Chromium", () =>
     await page.waitForSelector(row);
     expect(await page.textContent(`${row} [data-testid=attempt-count]`)).toBe("1 attempt(s)");
     await page.click(`${row} [data-action=redeliver]`);
+    // the dashboard shows the new attempt at its next refresh: slow on a loaded machine
     await page.waitForFunction(
       () =>
         document.querySelector("[data-delivery] [data-testid=attempt-count]")?.textContent === "2 attempt(s)",
+      undefined,
+      { timeout: 45_000 },
     );
     expect(merchantLog.filter((line) => line.includes("already handled"))).toHaveLength(1);
     expect(demo.backend.orders.get(created.payin.id)?.status).toBe("APPROVED");
     await page.screenshot({ path: join(OUTPUT_DIR, "dashboard-webhook-redelivered.png"), fullPage: true });
     await page.close();
-  });
+  }, 90_000);
 
   it("asks for the admin token of a guarded mock and sends it as Bearer on every call", async () => {
     await using mock = await createMockServer({ autoAdvance: false, adminToken: "dashboard-admin-token" });

@@ -1001,6 +1001,7 @@ describe("fuzz: no input makes the mock answer 5xx or a non-JSON error", () => {
   async function httpBatches(
     t: Tally,
     start: () => Promise<{ url: string; account: MockServer["account"]; close(): Promise<void> }>,
+    timeLimitMs: number = HTTP_TIME_MS,
   ) {
     await fc.assert(
       fc.asyncProperty(
@@ -1044,7 +1045,7 @@ describe("fuzz: no input makes the mock answer 5xx or a non-JSON error", () => {
       {
         seed: SEED,
         numRuns: HTTP_BATCHES,
-        interruptAfterTimeLimit: HTTP_TIME_MS,
+        interruptAfterTimeLimit: timeLimitMs,
         markInterruptAsFailure: false,
         endOnFailure: true,
       },
@@ -1061,22 +1062,30 @@ describe("fuzz: no input makes the mock answer 5xx or a non-JSON error", () => {
   it(
     "cluster: the same batches through a follower that relays them to the leader on one PostgreSQL store",
     () =>
-      httpBatches(totals.cluster, async () => {
-        const db = await databaseFor("postgres");
-        await db.exec(`TRUNCATE ${TABLES.join(", ")}`);
-        const store = { url: (await sharedPostgresUrl()).replace(/\/[^/]*$/, `/${await databaseName(db)}`) };
-        const options = { adminToken: ADMIN_TOKEN, sharedSandbox: false, fetch: noWebhooks, store };
-        const leader = await createMockServer(options);
-        const follower = await createMockServer(options);
-        return {
-          url: follower.url,
-          account: follower.account,
-          async close() {
-            await follower.close();
-            await leader.close();
-          },
-        };
-      }),
+      httpBatches(
+        totals.cluster,
+        async () => {
+          const db = await databaseFor("postgres");
+          await db.exec(`TRUNCATE ${TABLES.join(", ")}`);
+          const store = {
+            url: (await sharedPostgresUrl()).replace(/\/[^/]*$/, `/${await databaseName(db)}`),
+          };
+          const options = { adminToken: ADMIN_TOKEN, sharedSandbox: false, fetch: noWebhooks, store };
+          const leader = await createMockServer(options);
+          const follower = await createMockServer(options);
+          return {
+            url: follower.url,
+            account: follower.account,
+            async close() {
+              await follower.close();
+              await leader.close();
+            },
+          };
+          // two processes' start on PostgreSQL per batch: on a loaded machine the HTTP suite's budget
+          // could end before the first batch did (fast-check then reports "interrupted after 0 tests")
+        },
+        3 * HTTP_TIME_MS,
+      ),
     60_000 * SCALE,
   );
 });

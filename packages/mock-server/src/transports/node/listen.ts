@@ -29,7 +29,13 @@ export function listen(
 ): Promise<ListeningMock> {
   let base = publicUrl?.replace(/\/$/, "") ?? "";
   const server = createServer(nodeListener(engine, () => base, hosts));
-  server.keepAliveTimeout = 5_000;
+  // An idle kept-alive connection is closed by the client first: undici (Node's fetch) drops its own after
+  // 4 s, most other clients later. With Node's 5 s here a client reusing a socket in the instant the
+  // server closed it got ECONNRESET, and a POST /payin cannot be retried safely (docs/decisions.md,
+  // "The mock keeps idle connections longer than its clients").
+  server.keepAliveTimeout = 65_000;
+  // must stay above keepAliveTimeout, or a slow first request on a reused socket is cut
+  server.headersTimeout = 66_000;
   server.on("clientError", answerClientError);
   return new Promise((resolve, reject) => {
     server.once("error", reject);
