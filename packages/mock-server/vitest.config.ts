@@ -2,15 +2,20 @@ import { testProject } from "../../tests/support/vitest.shared.js";
 
 export default testProject({
   name: "mock-server",
-  // A test file's first durable harness creates its PGlite database (initdb in WASM: ~2.5 s alone,
-  // 18 s seen on a loaded CI machine) in a beforeAll; the migration tests make theirs inside the test
-  // (over 30 s seen with the machine's load at 15).
+  // A test file's first durable harness opens its PGlite database in a beforeAll (a copy of the run's
+  // template, test/pglite-from-template.ts; the template's initdb in WASM took 18 s on a loaded CI
+  // machine), and the migration tests open theirs inside the test.
   testTimeout: 90_000,
   hookTimeout: 120_000,
   // PostgreSQL for the `postgres` store and the multi-process tests: started by the first file that
   // asks for it (tests/support/services.ts), one server for the run.
   globalSetup: ["../../tests/support/services.global.ts"],
-  // The longest suite of `npm test`: three files at a time (the scenario suite is one file per store),
-  // as much of it waits on PostgreSQL, PGlite's disk and its own HTTP servers.
-  maxWorkers: 3,
+  // A new PGlite data directory is a copy of one initdb made for the run (test/pglite-from-template.ts).
+  setupFiles: ["./test/pglite-from-template.ts"],
+  // The longest suite of `npm test`: four files at a time (the scenario suite is one file per store), as
+  // much of it waits on PostgreSQL, PGlite's disk, its own HTTP servers and child processes; and the
+  // files that mostly wait (process kills, failovers, CLI runs, Chromium) start first, so that on a
+  // fresh clone (no timings of a last run) the longest of them do not start last and run on alone.
+  maxWorkers: 4,
+  startFirst: /^test\/(stores\/|scenarios-|cli\.|doctor\.|trigger-cli\.|mcp\.|fuzz\.|.*\.browser\.)/,
 });

@@ -4,10 +4,11 @@
 //   the suites that test what a merchant installs;
 // - timeouts sized for a loaded 2-core CI machine, where turbo runs every project's tests at once;
 // - every process a test file started is gone when the file ends (tests/support/cleanup.ts).
-// Type-level tests (`*.test-d.ts`) are checked by each project's `typecheck` task (tsc over src/ and
-// test/), not a second time by vitest.
+// Type-level tests (`*.test-d.ts`) are checked by the `typecheck` task (one tsc program over every
+// project's src/ and test/: tsconfig.check.json), not a second time by vitest.
 import { fileURLToPath } from "node:url";
 import type { ViteUserConfig } from "vitest/config";
+import { BaseSequencer, type TestSpecification } from "vitest/node";
 
 type TestOptions = NonNullable<ViteUserConfig["test"]>;
 
@@ -26,13 +27,33 @@ export interface TestProjectOptions extends Omit<TestOptions, "name"> {
    * for bundlers fails on Node (OpenTelemetry's, with extensionless imports). @default true
    */
   moduleCondition?: boolean;
+  /**
+   * The test files (paths relative to the project) to start before the others: the long ones that
+   * mostly wait (processes, servers, a browser), so that they do not start last and run on alone.
+   */
+  startFirst?: RegExp;
+}
+
+/**
+ * Vitest's order (files slowest in the last run first; on a fresh clone, with no last run, the largest
+ * first), except that the files matching `first` go before all the others.
+ */
+function sequencerStarting(first: RegExp) {
+  return class StartFirst extends BaseSequencer {
+    override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+      const sorted = await super.sort(files);
+      const matches = (file: TestSpecification) =>
+        first.test(file.moduleId.slice(file.project.config.root.length + 1));
+      return [...sorted.filter(matches), ...sorted.filter((file) => !matches(file))];
+    }
+  };
 }
 
 const cleanup = fileURLToPath(new URL("./cleanup.ts", import.meta.url));
 
 /** A project's vitest config on the shared base. */
 export function testProject(options: TestProjectOptions): ViteUserConfig {
-  const { name, packages = "source", moduleCondition = true, setupFiles, ...test } = options;
+  const { name, packages = "source", moduleCondition = true, setupFiles, startFirst, ...test } = options;
   const own = setupFiles === undefined ? [] : Array.isArray(setupFiles) ? setupFiles : [setupFiles];
   // Vitest runs Node tests in Vite's SSR environment, which takes its conditions from ssr.resolve:
   // both lists need `@paykit/source`, or tests would load a (possibly stale) dist/.
@@ -60,6 +81,7 @@ export function testProject(options: TestProjectOptions): ViteUserConfig {
       testTimeout: 30_000,
       hookTimeout: 60_000,
       teardownTimeout: 30_000,
+      ...(startFirst ? { sequence: { sequencer: sequencerStarting(startFirst) } } : {}),
       ...test,
       setupFiles: [cleanup, ...own],
     },

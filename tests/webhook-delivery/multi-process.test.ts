@@ -3,7 +3,7 @@
 // and sent newest first (its out-of-order mode); the proxy also copies some requests to a second
 // receiver at the same moment (a retry racing the first attempt), and 10 % of handler attempts fail.
 // Every event's side effect must happen exactly once: none lost, none twice.
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -15,6 +15,7 @@ import { generateWebhookSecret } from "@paykit/webhooks/testing";
 import pg from "pg";
 import { createClient } from "redis";
 import { afterAll, describe, expect, it } from "vitest";
+import { spawnGroup } from "../../scripts/processes.mjs";
 import { startPostgres, startRedis, type TestService } from "../../scripts/services.mjs";
 
 const EVENTS = 2_000;
@@ -40,12 +41,15 @@ interface Counters {
 }
 
 async function startReceiver(kind: string, url: string, secret: string, seed: number): Promise<Receiver> {
-  // A plain child, not a process group of its own: in two full runs a receiver vanished mid-test while the
-  // scenario hung, and with pid_max at 32,768 a detached group leader can be given the pid of an older
-  // group that some test process still lists for killing. The `finally` of runScenario kills them.
-  const child = spawn(process.execPath, [RECEIVER, kind, url, secret, String(FAILURE_RATE), String(seed)], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+  // A process group (scripts/processes.mjs), so that a receiver never outlives this test process, also
+  // when the scenario times out before its `finally` (which kills them) runs. (Receivers were plain
+  // children for a while, after scenarios hung with their receivers gone, which was blamed on a reused
+  // pid; the cause was stopReceiver's exit listener, added after the exit it waited for.)
+  const child = spawnGroup(
+    process.execPath,
+    [RECEIVER, kind, url, secret, String(FAILURE_RATE), String(seed)],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   const first = await lines.next();
   const port = Number(first.value);
@@ -54,9 +58,15 @@ async function startReceiver(kind: string, url: string, secret: string, seed: nu
 }
 
 async function stopReceiver(receiver: Receiver): Promise<Counters> {
-  receiver.child.kill("SIGTERM");
+  // Listening for the exit before the signal: a receiver prints its counters and exits at once, and on a
+  // loaded machine its exit was handled before a listener added after reading the counters, which then
+  // waited for ever (the scenario hung, its receivers gone).
+  const { child } = receiver;
+  const exited =
+    child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : once(child, "exit");
+  child.kill("SIGTERM");
   const line = await receiver.lines.next();
-  await once(receiver.child, "exit").catch(() => undefined);
+  await exited.catch(() => undefined);
   return JSON.parse(String(line.value)) as Counters;
 }
 

@@ -1,27 +1,25 @@
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { request as httpRequest } from "node:http";
-import { createRequire } from "node:module";
 import { createInterface } from "node:readline";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, beforeAll, describe, expect, it } from "vitest";
+import { spawnGroup } from "../../../scripts/processes.mjs";
 import { createMockServer } from "../src/index.js";
 import { COMMANDS, DOCTOR_USAGE, parseCliArgs, USAGE } from "../src/transports/node/args.js";
+import { mockCli } from "./cli-bundle.js";
 import { basic } from "./fixtures.js";
 
-const CLI = fileURLToPath(new URL("../src/transports/node/cli.ts", import.meta.url));
-// tsx as a loader in the CLI's own process: the tsx command runs a second process and relays signals,
-// which races with the CLI's SIGINT handler on a loaded machine (exit 130 instead of a clean stop).
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm")).href;
+// The CLI from src/, bundled into one file run by node itself (cli-bundle.ts): a signal reaches the
+// CLI's own handlers (the tsx command ran a second process that relayed signals, which raced with the
+// CLI's SIGINT handler on a loaded machine: exit 130 instead of a clean stop).
+let cli: string;
+beforeAll(async () => {
+  cli = await mockCli();
+});
 
+// A process group (scripts/processes.mjs): killed with this test process however it ends.
 function start(args: string[]): { child: ChildProcess; lines: AsyncIterableIterator<string> } {
-  const child = spawn(
-    process.execPath,
-    ["--import", TSX_LOADER, "--conditions=@paykit/source", CLI, ...args],
-    {
-      stdio: ["ignore", "pipe", "pipe"],
-    },
-  );
+  const child = spawnGroup(process.execPath, [cli, ...args], { stdio: ["ignore", "pipe", "pipe"] });
   const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
   return { child, lines };
 }

@@ -1,13 +1,12 @@
-import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
+import { spawnGroup } from "../../../scripts/processes.mjs";
 import { type DoctorReport, runWebhookDoctor } from "../src/index.js";
 import { parseDoctorArgs } from "../src/transports/node/args.js";
+import { mockCli } from "./cli-bundle.js";
 
 const SECRET = `whsec_${Buffer.from("doctor-test-secret-of-32-bytes!!").toString("base64")}`;
 const servers: Server[] = [];
@@ -226,23 +225,13 @@ describe("runWebhookDoctor", () => {
 
 describe("paykit-mock doctor", () => {
   it("prints the cases as JSON and exits 1 when a required case fails, 0 when all pass", async () => {
-    const cli = fileURLToPath(new URL("../src/transports/node/cli.ts", import.meta.url));
-    const loader = pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm")).href;
+    // the CLI from src/, bundled (cli-bundle.ts)
+    const cli = await mockCli();
     const run = async (url: string) => {
-      const child = spawn(
+      // a process group, killed with this test process however it ends (scripts/processes.mjs)
+      const child = spawnGroup(
         process.execPath,
-        [
-          "--import",
-          loader,
-          "--conditions=@paykit/source",
-          cli,
-          "doctor",
-          "--url",
-          url,
-          "--secret",
-          SECRET,
-          "--json",
-        ],
+        [cli, "doctor", "--url", url, "--secret", SECRET, "--json"],
         { stdio: ["ignore", "pipe", "inherit"] },
       );
       let out = "";

@@ -78,10 +78,18 @@ export const TABLES = [
   "paykit_sandbox",
 ];
 
+/**
+ * Empties the mock's tables, children first. DELETE, not TRUNCATE: the tables hold a test's few rows,
+ * and PGlite's TRUNCATE (new files for every table) cost about 50 ms of a core per test, DELETE 1 ms.
+ */
+async function emptyTables(db: SqlDatabase): Promise<void> {
+  await db.exec(TABLES.map((table) => `DELETE FROM ${table};`).join("\n"));
+}
+
 /** Starts the mock over node:http on an emptied durable store. */
 export async function startDurableHarness(name: StoreName, options: CreateEngineOptions): Promise<Harness> {
   const db = await databaseFor(name);
-  await db.exec(`TRUNCATE ${TABLES.join(", ")}`);
+  await emptyTables(db);
   const store = new SqlStateStore(db);
   const errors: unknown[] = [];
   const persister = new Persister(store, null, (error) => errors.push(error));
@@ -119,7 +127,7 @@ export async function startEngine(
     return { engine, close: async () => engine.close() };
   }
   const db = await databaseFor(kind);
-  await db.exec(`TRUNCATE ${TABLES.join(", ")}`);
+  await emptyTables(db);
   const store = new SqlStateStore(db);
   const errors: unknown[] = [];
   const persister = new Persister(store, null, (error) => errors.push(error));
@@ -146,7 +154,7 @@ export async function startEngine(
  */
 export async function startClusterHarness(options: CreateEngineOptions): Promise<Harness> {
   const db = await databaseFor("postgres");
-  await db.exec(`TRUNCATE ${TABLES.join(", ")}`);
+  await emptyTables(db);
   const url = (await sharedPostgresUrl()).replace(/\/[^/]*$/, `/${await databaseName(db)}`);
   const errors: unknown[] = [];
   const adminToken = options.adminToken ?? "cluster-harness-admin-token";
@@ -243,6 +251,20 @@ function comparable(view: View, live: View = view) {
   };
 }
 
+/**
+ * JSON with every object's keys sorted, and without undefined fields (as `toEqual` compares). A store
+ * may give an object's keys back in another order (PostgreSQL's jsonb sorts them): with plain
+ * `JSON.stringify` the two views never matched, and every close spent its five rounds and their pauses
+ * before the deep comparison passed (about 0.3 s per durable test, 90 s of the suite).
+ */
+function canonical(value: unknown): string {
+  return JSON.stringify(value, (_key, field: unknown) =>
+    field !== null && typeof field === "object" && !Array.isArray(field)
+      ? Object.fromEntries(Object.entries(field).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : field,
+  );
+}
+
 async function expectSavedAsLive(live: MockControl, store: SqlStateStore, options: CreateEngineOptions) {
   let last: { live: View; saved: View } | undefined;
   // timers (automatic payout steps, webhook retries) may move the live state between two reads
@@ -261,7 +283,7 @@ async function expectSavedAsLive(live: MockControl, store: SqlStateStore, option
     try {
       const savedView = await viewOf(engine.control);
       last = { live: liveView, saved: savedView };
-      if (JSON.stringify(comparable(liveView)) === JSON.stringify(comparable(savedView, liveView))) return;
+      if (canonical(comparable(liveView)) === canonical(comparable(savedView, liveView))) return;
     } finally {
       engine.close();
     }

@@ -1,17 +1,15 @@
-// `paykit-mock mcp` as an agent meets it: the MCP SDK's own client, spawning the CLI from source (tsx
-// as a loader in the CLI's own process, as test/cli.test.ts does) and talking to it over stdio. Every
+// `paykit-mock mcp` as an agent meets it: the MCP SDK's own client, spawning the CLI from source (bundled
+// into one file run by node, test/cli-bundle.ts, as test/cli.test.ts does) and talking to it over stdio. Every
 // process and server started here is stopped by `stopAll`, which the tests call in afterAll.
 import { createServer, type IncomingMessage, type Server } from "node:http";
-import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { runGroup } from "../../../scripts/processes.mjs";
+import { mockCli } from "./cli-bundle.js";
 
-const CLI = fileURLToPath(new URL("../src/transports/node/cli.ts", import.meta.url));
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm")).href;
-const NODE_ARGS = ["--import", TSX_LOADER, "--conditions=@paykit/source", CLI, "mcp"];
+/** node's arguments for `paykit-mock mcp`. */
+const nodeArgs = async () => [await mockCli(), "mcp"];
 
 const transports = new Set<StdioClientTransport>();
 const servers = new Set<Server>();
@@ -46,7 +44,7 @@ export interface McpSession {
 export async function startMcp(args: string[], env: Record<string, string> = {}): Promise<McpSession> {
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [...NODE_ARGS, ...args],
+    args: [...(await nodeArgs()), ...args],
     // Only what node needs: no PAYKIT_* of the machine running the tests reaches the server.
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
     stderr: "pipe",
@@ -85,7 +83,7 @@ export async function startMcp(args: string[], env: Record<string, string> = {})
 export async function runMcpToExit(
   args: string[],
 ): Promise<{ code: number | null; stderr: string; stdout: string }> {
-  const run = await runGroup(process.execPath, [...NODE_ARGS, ...args], {
+  const run = await runGroup(process.execPath, [...(await nodeArgs()), ...args], {
     timeoutMs: 60_000,
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "" },
   });

@@ -1,21 +1,17 @@
 // `paykit-mock trigger` end to end: the CLI in its own process against a real mock, and its reading of
 // arguments and environment.
-import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createServer, type Server } from "node:http";
-import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawnGroup } from "../../../scripts/processes.mjs";
 import { createMockServer, type MockServer } from "../src/index.js";
 import type { TriggerRun } from "../src/scenarios/run.js";
 import { TRIGGER_SCENARIOS } from "../src/scenarios/scenarios.js";
 import { TriggerRefusedError } from "../src/scenarios/target.js";
 import { COMMANDS, USAGE } from "../src/transports/node/args.js";
 import { parseTriggerArgs, TRIGGER_USAGE } from "../src/transports/node/trigger.js";
-
-const CLI = fileURLToPath(new URL("../src/transports/node/cli.ts", import.meta.url));
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm")).href;
+import { mockCli } from "./cli-bundle.js";
 
 // The environment of the CLI's process: none of the keys a developer's shell may hold.
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -35,11 +31,12 @@ async function trigger(
   args: string[],
   env: Record<string, string> = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(
-    process.execPath,
-    ["--import", TSX_LOADER, "--conditions=@paykit/source", CLI, "trigger", ...args],
-    { stdio: ["ignore", "pipe", "pipe"], env: cleanEnv(env) },
-  );
+  // The CLI from src/, bundled (cli-bundle.ts), in a process group killed with this test process however
+  // it ends (scripts/processes.mjs).
+  const child = spawnGroup(process.execPath, [await mockCli(), "trigger", ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: cleanEnv(env),
+  });
   let stdout = "";
   let stderr = "";
   child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));

@@ -2,7 +2,7 @@
 // `paykit-mock doctor`: each block (with the page's shared paykit.ts beside it) runs as a real server
 // in its own process, configured by the PAYKIT_* variables it reads, against a real mock; the doctor
 // then sends it its whole battery of deliveries.
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -10,6 +10,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { createMockServer, type MockServer, runWebhookDoctor } from "@paykit/mock-server";
 import { generateWebhookSecret } from "@paykit/webhooks/testing";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { spawnGroup } from "../../../scripts/processes.mjs";
 import { extractBlocks } from "../src/extract.js";
 import { generate } from "../src/generate.js";
 
@@ -62,11 +63,11 @@ afterAll(async () => {
 
 /** Starts a recipe's block in its own process; resolves with the base URL it serves. */
 async function start(file: string): Promise<string> {
-  const child = spawn(process.execPath, ["--import", tsx, runner, file], {
+  // A process group of its own, also killed with this test process however it ends (scripts/processes.mjs).
+  const child = spawnGroup(process.execPath, ["--import", tsx, runner, file], {
     cwd: genDir, // tsx reads the generated tsconfig.json (legacy decorators for the NestJS recipe)
     env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "", ...env },
     stdio: ["ignore", "pipe", "pipe"],
-    detached: true,
   });
   children.push(child);
   let stderr = "";

@@ -3,19 +3,14 @@
 // paid payins, and the check that nothing answered was lost.
 import type { ChildProcess } from "node:child_process";
 import { createServer, type Server } from "node:http";
-import { createRequire } from "node:module";
 import type { AddressInfo } from "node:net";
 import { createInterface } from "node:readline";
-import { fileURLToPath, pathToFileURL } from "node:url";
 import { expect } from "vitest";
 import { spawnGroup } from "../../../../scripts/processes.mjs";
 import { sharedPostgresUrl } from "../../../../tests/support/services.js";
 import { openPostgres } from "../../src/stores/sql/sql-client.js";
+import { mockCli } from "../cli-bundle.js";
 import { basic, payoutBody, pixPayin } from "../fixtures.js";
-
-const CLI = fileURLToPath(new URL("../../src/transports/node/cli.ts", import.meta.url));
-// tsx as a loader in the CLI's own process, so that a signal reaches the mock itself
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve("tsx/esm")).href;
 
 export const ADMIN_TOKEN = "admin-token-for-process-tests";
 export const ADMIN = { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" };
@@ -41,10 +36,8 @@ export async function startMockProcess(
   const child = spawnGroup(
     process.execPath,
     [
-      "--import",
-      TSX_LOADER,
-      "--conditions=@paykit/source",
-      CLI,
+      // the CLI from src/, bundled (cli-bundle.ts): a signal reaches the mock itself
+      await mockCli(),
       "--port",
       "0",
       "--admin-token",

@@ -1,12 +1,13 @@
 // Two instances of a merchant's backend as two real processes (instance-server.ts), sharing a real
 // Redis, then a real PostgreSQL, against the real mock over HTTP. The webhook reaches instance A; the
 // shopper's server-sent-events stream is on instance B (read with the `eventsource` package).
-import { type ChildProcess, spawn } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { createMockServer, type MockServer, samplePayin } from "@paykit/mock-server";
 import { EventSource } from "eventsource";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { spawnGroup } from "../../../../scripts/processes.mjs";
 import { startPostgres, startRedis, type TestService } from "../../../../scripts/services.mjs";
 import { Paykit } from "../../src/index.js";
 import { eventually } from "./status-store-contract.js";
@@ -41,10 +42,10 @@ function kill(child: ChildProcess): Promise<void> {
 
 async function startInstance(store: string, storeUrl: string, pollMs: number): Promise<Instance> {
   const account = mock.account;
-  // Its own process group (detached), so a kill takes anything it started with it.
-  const child = spawn(process.execPath, ["--conditions=@paykit/source", "--import", "tsx", SCRIPT], {
+  // Its own process group, so a kill takes anything it started with it; killed with this test process
+  // however it ends (scripts/processes.mjs).
+  const child = spawnGroup(process.execPath, ["--conditions=@paykit/source", "--import", "tsx", SCRIPT], {
     cwd: PACKAGE_DIR,
-    detached: true,
     stdio: ["ignore", "pipe", "pipe"],
     env: {
       ...process.env,
