@@ -214,12 +214,19 @@ function maxRecordsOf(value: string | undefined): number | undefined {
 }
 
 function publicUrlOf(value: string | undefined): string | undefined {
-  if (value === undefined) return undefined;
+  return value === undefined ? undefined : httpUrlOption("--public-url", value, "an absolute http(s) URL");
+}
+
+/**
+ * An http(s) URL option without credentials, query or fragment, trailing slash dropped; an Error naming
+ * `flag` otherwise (`what` says what it must be when it is not a URL at all).
+ */
+export function httpUrlOption(flag: string, value: string, what: string): string {
   let url: URL;
   try {
     url = new URL(value);
   } catch {
-    throw new Error(`--public-url must be an absolute http(s) URL, got ${value}`);
+    throw new Error(`${flag} must be ${what}, got ${value}`);
   }
   if (
     (url.protocol !== "http:" && url.protocol !== "https:") ||
@@ -228,7 +235,7 @@ function publicUrlOf(value: string | undefined): string | undefined {
     url.search ||
     url.hash
   )
-    throw new Error("--public-url must be an http(s) URL without credentials, query or fragment");
+    throw new Error(`${flag} must be an http(s) URL without credentials, query or fragment`);
   return url.href.replace(/\/$/, "");
 }
 

@@ -8,6 +8,7 @@ import { Sandbox } from "../../mcp/sandbox.js";
 import { createMcpServer } from "../../mcp/server.js";
 import { mcpTools } from "../../mcp/tools.js";
 import { DEFAULT_MOCK_URL } from "../../scenarios/run.js";
+import { httpUrlOption } from "./args.js";
 
 /** The options of `paykit-mock mcp`. */
 export interface McpCliOptions {
@@ -94,21 +95,7 @@ export function parseMcpArgs(argv: string[], env: NodeJS.ProcessEnv = {}): McpCl
 }
 
 function mockUrlOf(value: string): string {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new Error(`--url must be the mock's http(s) URL, got ${value}`);
-  }
-  if (
-    (url.protocol !== "http:" && url.protocol !== "https:") ||
-    url.username ||
-    url.password ||
-    url.search ||
-    url.hash
-  )
-    throw new Error("--url must be an http(s) URL without credentials, query or fragment");
-  return url.href.replace(/\/$/, "");
+  return httpUrlOption("--url", value, "the mock's http(s) URL");
 }
 
 /** This package's version, from its package.json (one level up from dist/node, three from src/transports/node). */
