@@ -171,8 +171,10 @@ describe("schema migrations on postgres from several processes at once", () => {
             if (out.startsWith("ready\n")) resolve();
           });
         });
+        // "close", not "exit": a child's last stdout chunk may still be unread when it exits (seen on a
+        // busy machine: an empty outcome)
         const done = new Promise<string>((resolve, reject) =>
-          child.on("exit", (code) =>
+          child.on("close", (code) =>
             code === 0 ? resolve(out.slice("ready\n".length).trim()) : reject(new Error(err)),
           ),
         );
