@@ -19,4 +19,4 @@ it("generated/openapi.d.ts is current (run `pnpm --filter @paykit-tests/openapi 
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-}, 60_000);
+}, 120_000);

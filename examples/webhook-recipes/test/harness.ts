@@ -78,7 +78,7 @@ export function smokeTest(
     recipe = await start(config);
     second = await start(config);
     paykit = new Paykit({ ...config });
-  }, 60_000);
+  }, 120_000);
 
   afterAll(async () => {
     await recipe?.stop();

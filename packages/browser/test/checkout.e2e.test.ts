@@ -195,7 +195,7 @@ describe.skipIf(skip)(
       });
       browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
       mkdirSync(results, { recursive: true });
-    }, 60_000);
+    }, 120_000);
 
     afterEach(async () => {
       await context?.close();

@@ -117,7 +117,7 @@ describe.skipIf(skip)(
         });
       });
       browser = await launchChromium({ screenshots });
-    }, 30_000);
+    }, 120_000);
 
     afterAll(async () => {
       await browser?.close();

@@ -65,7 +65,7 @@ describe.each(TRANSPORTS_AND_STORES)("an account's own webhook flush, over %s", 
       for (const resolve of hanging) resolve();
       await mock.close();
     }
-  }, 40_000);
+  }, 120_000);
 
   it("answers 404 for an account that does not exist", async () => {
     const mock = await startHarness(transport, { autoAdvance: false });

@@ -56,7 +56,7 @@ describe("paykit-mock (docs/decisions.md: The mock server: starting it)", () => 
     child.kill("SIGTERM");
     const [code] = await once(child, "exit");
     expect(code).toBe(0);
-  }, 20_000);
+  }, 120_000);
 
   it.each([
     [[], null],
@@ -83,7 +83,7 @@ describe("paykit-mock (docs/decisions.md: The mock server: starting it)", () => 
       child.kill("SIGTERM");
       await once(child, "exit");
     },
-    20_000,
+    120_000,
   );
 
   it.each([[[]], [["--shared"]]])(
@@ -114,7 +114,7 @@ describe("paykit-mock (docs/decisions.md: The mock server: starting it)", () => 
       child.kill("SIGINT");
       expect((await once(child, "exit"))[0]).toBe(0);
     },
-    20_000,
+    120_000,
   );
 
   it("answers /_mock under the --allowed-hosts names, and refuses another name with the flag to add", async () => {
@@ -140,7 +140,7 @@ describe("paykit-mock (docs/decisions.md: The mock server: starting it)", () => 
     expect(JSON.parse(refused.body).message).toContain("--allowed-hosts other.team.example");
     child.kill("SIGTERM");
     expect((await once(child, "exit"))[0]).toBe(0);
-  }, 20_000);
+  }, 120_000);
 
   it.each([
     [["--host", "0.0.0.0"], /--admin-token/],
@@ -225,7 +225,7 @@ describe("paykit-mock (docs/decisions.md: The mock server: starting it)", () => 
         "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
       ]),
     ).toBe("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw");
-  }, 60_000);
+  }, 120_000);
 
   it("lists every subcommand in --help, and each answers its own --help", async () => {
     const help = async (args: string[]) => {
@@ -243,7 +243,7 @@ describe("paykit-mock (docs/decisions.md: The mock server: starting it)", () => 
       expect(usage).toContain(`(paykit-mock ${command} --help)`);
     }
     expect(await help(["doctor", "--help"])).toBe(DOCTOR_USAGE);
-  }, 30_000);
+  }, 120_000);
 
   it("prints a random webhook secret for the default account when none is fixed", async () => {
     const { child, lines } = start(["--port", "0", "--manual"]);
@@ -253,5 +253,5 @@ describe("paykit-mock (docs/decisions.md: The mock server: starting it)", () => 
     expect(printed[4]).toMatch(/^ {2}webhook secret: whsec_[A-Za-z0-9+/]{32}$/);
     child.kill("SIGTERM");
     await once(child, "exit");
-  }, 20_000);
+  }, 120_000);
 });

@@ -104,7 +104,7 @@ describe.skipIf(skip).each(MODES)("a hostile page on another origin, in Chromium
     // localhost, not 127.0.0.1: another site than the mock's, as an attacker's page would be.
     evilUrl = `http://localhost:${(evil.address() as AddressInfo).port}/`;
     browser = await launchChromium();
-  }, 30_000);
+  }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
@@ -136,7 +136,7 @@ describe.skipIf(skip).each(MODES)("a hostile page on another origin, in Chromium
     expect(refused.length).toBeGreaterThan(20);
     expect(refused.filter((status) => status < 400)).toEqual([]);
     await page.close();
-  }, 40_000);
+  }, 120_000);
 
   it("cannot frame the bank page or the dashboard", async () => {
     const page = await browser.newPage();
@@ -152,7 +152,7 @@ describe.skipIf(skip).each(MODES)("a hostile page on another origin, in Chromium
     }
     expect(framed).toEqual([]);
     await page.close();
-  }, 40_000);
+  }, 120_000);
 
   it("the 3DS challenge names its buttons Approve, Reject and Cancel, and wraps a long transaction id at 420 px", async () => {
     const card = samplePayin("CREDIT_CARD", { card: { ...SAMPLE_CARD, number: "4000000000003220" } });
@@ -175,5 +175,5 @@ describe.skipIf(skip).each(MODES)("a hostile page on another origin, in Chromium
     expect(overflow.page).toBeLessThanOrEqual(420);
     expect(overflow.main).toBeLessThanOrEqual(0);
     await page.close();
-  }, 40_000);
+  }, 120_000);
 });

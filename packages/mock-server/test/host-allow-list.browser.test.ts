@@ -43,7 +43,7 @@ describe.skipIf(skip)("a page on another name that resolves to the mock (DNS reb
 
   beforeAll(async () => {
     browser = await launchChromium({ args: ["--host-resolver-rules=MAP rebind.test 127.0.0.1"] });
-  }, 30_000);
+  }, 120_000);
   afterEach(async () => {
     for (const server of fronts.splice(0)) {
       server.closeAllConnections();
@@ -123,7 +123,7 @@ describe.skipIf(skip)("a page on another name that resolves to the mock (DNS reb
       expect(JSON.parse(text), path).toMatchObject({ code: "FORBIDDEN_HOST" });
       for (const secret of secrets) expect(text, path).not.toContain(secret);
     }
-  }, 60_000);
+  }, 120_000);
 
   it("a shared sandbox refuses the name before any credential is asked for, the dashboard included", async () => {
     const { mock } = await start({ adminToken: "team-admin-token-1", sharedSandbox: true });
@@ -132,7 +132,7 @@ describe.skipIf(skip)("a page on another name that resolves to the mock (DNS reb
       expect(read[path]!.status, path).toBe(403);
       expect(JSON.parse(read[path]!.text), path).toMatchObject({ code: "FORBIDDEN_HOST" });
     }
-  }, 60_000);
+  }, 120_000);
 
   it.each([
     ["from localhost", "localhost", {}],
@@ -153,6 +153,6 @@ describe.skipIf(skip)("a page on another name that resolves to the mock (DNS reb
       expect(read["/_mock/payins"]!.text).toContain(payinId);
       expect(read["/_mock/dashboard"]!.text).toContain("<!doctype html>");
     },
-    60_000,
+    120_000,
   );
 });

@@ -250,5 +250,5 @@ describe("the Host allow-list of a mock process that forwards to another (Postgr
     } finally {
       await h.close();
     }
-  }, 60_000);
+  }, 120_000);
 });

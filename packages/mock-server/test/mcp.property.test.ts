@@ -38,7 +38,7 @@ beforeAll(async () => {
   ];
   for (const [tool, params] of seeds)
     ids.push(((await session.call(tool, { ...params })).json as { id: string }).id);
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await stopAll();

@@ -27,7 +27,7 @@ beforeAll(async () => {
     "--webhook-secret",
     WEBHOOK_SECRET,
   ]);
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await stopAll();
@@ -288,7 +288,7 @@ describe("paykit-mock mcp: refusals at start", () => {
       expect(stderr).toMatch(message);
       expect(stdout).toBe("");
     },
-    30_000,
+    120_000,
   );
 
   it.each([
@@ -315,6 +315,6 @@ describe("paykit-mock mcp: refusals at start", () => {
       expect(stderr).toContain("is not a Paykit mock");
       expect(other.received.length).toBeGreaterThan(0);
     },
-    30_000,
+    120_000,
   );
 });

@@ -87,5 +87,5 @@ describe("the memory sweep", () => {
       }),
     );
     expect(created.status).toBe(201);
-  }, 60_000);
+  }, 120_000);
 });

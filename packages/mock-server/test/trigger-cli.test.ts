@@ -75,7 +75,7 @@ describe("paykit-mock trigger, the command", () => {
     expect(listed.stdout).toMatch(/^ {2}payout\.completed +a payout the bank completes$/m);
     const help = await trigger(["--help"]);
     expect(help.stdout).toBe(TRIGGER_USAGE);
-  }, 60_000);
+  }, 120_000);
 
   it("plays a scenario with the keys of the environment, one line per step and per delivery", async () => {
     const received: string[] = [];
@@ -108,7 +108,7 @@ describe("paykit-mock trigger, the command", () => {
       receiver.closeAllConnections();
       await new Promise((resolve) => receiver.close(resolve));
     }
-  }, 60_000);
+  }, 120_000);
 
   it("prints one JSON document with --json, from a fresh account opened for the run", async () => {
     const { code, stdout } = await trigger(["payout.awaiting-approval", "--url", mock.url, "--json"], {
@@ -136,7 +136,7 @@ describe("paykit-mock trigger, the command", () => {
     expect((await mock.control.getAccount(run.account.accountId)).payoutApproval).toBe("manual");
     expect(stdout).not.toContain("whsec_");
     expect(stdout).not.toContain("sk_test_");
-  }, 60_000);
+  }, 120_000);
 
   it.each([
     [["payin.approved", "--keys", "pk_live_abcdefgh12:sk_live_abcdefgh12"], {}, /live keys/],
@@ -158,7 +158,7 @@ describe("paykit-mock trigger, the command", () => {
       expect(stdout).toBe("");
       expect(stderr).toMatch(message);
     },
-    60_000,
+    120_000,
   );
 
   it("refuses a URL that is not a mock with exit status 2", async () => {
@@ -168,7 +168,7 @@ describe("paykit-mock trigger, the command", () => {
       `paykit-mock trigger: ${notMockUrl} is not a Paykit mock (${notMockUrl}/_mock/openapi.json answered HTTP 404): ` +
         "trigger only drives a Paykit mock (it checks GET /_mock/openapi.json)\n",
     );
-  }, 60_000);
+  }, 120_000);
 
   it("exits 1 when the run does not end as stated, saying why", async () => {
     // an account without card payins: the card scenario's POST /payin is refused
@@ -182,7 +182,7 @@ describe("paykit-mock trigger, the command", () => {
     ]);
     expect(code).toBe(1);
     expect(stdout).toContain("Did not end as stated:\n  - POST /payin failed: 403 CREDIT_CARD_NOT_ENABLED");
-  }, 60_000);
+  }, 120_000);
 });
 
 describe("paykit-mock trigger's arguments", () => {

@@ -32,14 +32,14 @@ beforeAll(async () => {
     ioredis: new RedisDedupStore(ioredis, { keyPrefix: "io:" }),
     postgres,
   };
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await pool?.end();
   nodeRedis?.destroy();
   ioredis?.disconnect();
   await Promise.all([redisServer?.stop(), postgresServer?.stop()]);
-}, 30_000);
+}, 120_000);
 
 // Leases and TTLs expire by the servers' own clocks, so these runs wait in real time: concurrently
 // (every test uses keys of its own), so the waits overlap.

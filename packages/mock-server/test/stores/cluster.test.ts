@@ -87,7 +87,7 @@ describe("mock processes sharing one PostgreSQL store", () => {
     // a dropResponse fault cuts the client's own connection, through the follower too
     await a.control.addFault({ path: "/payout", method: "GET", dropResponse: true });
     await expect(fetch(`${b.url}/payout`, { headers })).rejects.toThrow();
-  }, 60_000);
+  }, 120_000);
 
   it("refuse to start, saying where, when the database cannot be reached (the password is not shown)", async () => {
     const start = createMockServer({
@@ -119,7 +119,7 @@ describe("mock processes sharing one PostgreSQL store", () => {
     const c = await member(url);
     expect(c.store.role).toBe("follower");
     expect((await fetch(`${c.url}/payout`, { headers })).status).toBe(200);
-  }, 60_000);
+  }, 120_000);
 });
 
 const KEYS = { publicKey: "pk_test_cluster001", secretKey: "sk_test_cluster001" };

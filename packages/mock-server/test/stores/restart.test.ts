@@ -173,7 +173,7 @@ describe.each(Object.keys(STORES) as (keyof typeof STORES)[])("a mock on %s, sto
       await mock.close();
       await hook.close();
     }
-  }, 60_000);
+  }, 120_000);
 
   it.runIf(kind === "pglite")(
     "is held by one process at a time, and taken over once that process is gone",
@@ -187,7 +187,7 @@ describe.each(Object.keys(STORES) as (keyof typeof STORES)[])("a mock on %s, sto
       expect(second.account).toEqual(first.account);
       await second.close();
     },
-    60_000,
+    120_000,
   );
 
   it("keeps the keys fixed with --default-keys: the account is made once and served after every start", async () => {
@@ -210,7 +210,7 @@ describe.each(Object.keys(STORES) as (keyof typeof STORES)[])("a mock on %s, sto
     } finally {
       await second.close();
     }
-  }, 60_000);
+  }, 120_000);
 });
 
 it("a PostgreSQL store needs an admin token, and serves the shared sandbox's rules", async () => {
@@ -235,4 +235,4 @@ it("a PostgreSQL store needs an admin token, and serves the shared sandbox's rul
   } finally {
     await mock.close();
   }
-}, 60_000);
+}, 120_000);

@@ -14,7 +14,7 @@ let postgres: { url: string };
 const dirs: string[] = [];
 beforeAll(async () => {
   postgres = { url: await sharedPostgresUrl() };
-}, 60_000);
+}, 120_000);
 afterAll(async () => {
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
 });

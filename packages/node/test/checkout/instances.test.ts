@@ -112,12 +112,12 @@ afterEach(async () => {
   streams.clear();
   await Promise.all([...children].map(kill));
   children.clear();
-}, 30_000);
+}, 120_000);
 
 afterAll(async () => {
   await mock?.close();
   await Promise.all(services.map((service) => service.stop()));
-}, 60_000);
+}, 120_000);
 
 describe.each([
   ["Redis (node-redis)", "redis", () => services[0]!.url],

@@ -43,7 +43,7 @@ afterAll(async () => {
   for (const client of nodeRedis) client.destroy();
   for (const client of ioredis) client.disconnect();
   await Promise.all([redisServer?.stop(), postgresServer?.stop()]);
-}, 60_000);
+}, 120_000);
 
 const pubsubConnections = async () =>
   String(await nodeRedis[0]!.sendCommand(["CLIENT", "LIST", "TYPE", "pubsub"]))
@@ -159,10 +159,10 @@ describe("redisStatusStore", () => {
           return seen.of(id).length > 0;
         },
         "a status after the reconnect",
-        30_000,
+        60_000,
       );
     },
-    60_000,
+    120_000,
   );
 });
 
@@ -234,7 +234,7 @@ describe("postgresStatusStore", () => {
     await publisher.publish(statusOf(after, "PENDING"));
     await eventually(() => seen.of(after).length === 1, "a status after the reconnect");
     expect(errors.length).toBeGreaterThanOrEqual(1);
-  }, 60_000);
+  }, 120_000);
 
   it("purges rows whose status and poll window have both expired, by itself and on demand", async () => {
     const rowsOf = async (ids: string[]) =>

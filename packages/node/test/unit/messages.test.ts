@@ -97,7 +97,7 @@ describe("no doubled full stop in any message (property)", () => {
       ),
       { numRuns: 150 },
     );
-  }, 60_000);
+  }, 120_000);
 
   it.each<[string, Record<string, unknown>]>([
     ["a bad amount and document", { amount: 0, customer: { ...payinBase.customer, document: "123" } }],

@@ -60,7 +60,7 @@ beforeAll(async () => {
     },
   });
   bundle = await readFile(join(dir, "index.cjs"), "utf8");
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
