@@ -25,8 +25,10 @@ export type {
   ControlListEntry,
   ControlListOptions,
   SetClockParams,
+  WebhookSecretView,
 } from "./domain/control.js";
 export type { Fault, FaultParams, RateLimitParams } from "./domain/faults.js";
+export type { ListenAck, ListenAttempt, ListenParams, ListenResult } from "./domain/listeners.js";
 export {
   CONTROL_LIST_LIMIT,
   type ControlListName,

@@ -41,6 +41,10 @@ export type {
   Fault,
   FaultParams,
   FeeOverrides,
+  ListenAck,
+  ListenAttempt,
+  ListenParams,
+  ListenResult,
   ListOptions,
   ListPage,
   MockControl,
@@ -59,6 +63,7 @@ export type {
   WebhookAttempt,
   WebhookDelivery,
   WebhookFetch,
+  WebhookSecretView,
 } from "./engine.js";
 export {
   CONTROL_LIST_LIMIT,
@@ -70,6 +75,13 @@ export {
   SEED_PIX_KEYS,
   TEMPORARY_UNAVAILABLE_AMOUNT,
 } from "./engine.js";
+export {
+  type ListenedDelivery,
+  type ListenOptions,
+  type ListenReport,
+  ListenStoppedError,
+  runListener,
+} from "./listen/listener.js";
 export {
   DEFAULT_MOCK_URL,
   findTriggerScenario,

@@ -87,7 +87,8 @@ function roomOf(file: string): string {
 // of HTTP, transports, pages or storage engines; `control` is the control API as one table over the
 // domain's operations, from which the HTTP routes and both `MockControl`s are derived; `scenarios` are the
 // `trigger` command's scenarios as data, played through the control table and the merchant API; `mcp` is
-// the MCP server for coding agents over the same; HTTP routing may
+// the MCP server for coding agents over the same; `listen` is the `listen` command's loop (long polls
+// through the control table, posts to the local receiver), refusing what `trigger` refuses; HTTP routing may
 // render pages; transports adapt the HTTP engine to node:http and msw; the entries (src/*.ts) and the
 // doctor tool sit on top.
 const ALLOWED: Record<string, string[]> = {
@@ -96,10 +97,22 @@ const ALLOWED: Record<string, string[]> = {
   control: ["control", "domain", "internal"],
   scenarios: ["scenarios", "control", "domain", "internal"],
   mcp: ["mcp", "scenarios", "control", "domain", "doctor", "internal"],
+  listen: ["listen", "scenarios", "control", "domain", "internal"],
   stores: ["stores", "domain", "internal"],
   pages: ["pages", "internal"],
   http: ["http", "control", "domain", "pages", "internal"],
-  transports: ["transports", "http", "control", "scenarios", "mcp", "domain", "stores", "doctor", "internal"],
+  transports: [
+    "transports",
+    "http",
+    "control",
+    "scenarios",
+    "mcp",
+    "listen",
+    "domain",
+    "stores",
+    "doctor",
+    "internal",
+  ],
   doctor: ["doctor", "domain", "internal"],
   entry: [
     "entry",
@@ -108,6 +121,7 @@ const ALLOWED: Record<string, string[]> = {
     "control",
     "scenarios",
     "mcp",
+    "listen",
     "domain",
     "stores",
     "pages",

@@ -14,6 +14,7 @@ import {
   CreateAccountBody,
   FailBody,
   FaultBody,
+  ListenBody,
   ListQuery,
   PixKeyBody,
   RateLimitBody,
@@ -22,6 +23,7 @@ import {
   UpdateAccountBody,
 } from "../domain/control-params.js";
 import type { FaultParams, RateLimitParams } from "../domain/faults.js";
+import type { ListenParams } from "../domain/listeners.js";
 import type { ListOptions, ListPage } from "../domain/lists.js";
 import type { ThreeDSOutcome } from "../domain/payins.js";
 import type { RegisterPixKeyParams } from "../domain/pix-directory.js";
@@ -162,6 +164,32 @@ export const CONTROL_CALLS = {
       body: params ?? {},
     }),
     run: (ops, { id, body }) => ops.rotateWebhookSecret(id, body),
+  }),
+  /** An account's current webhook signing secret, for a receiver's `.env` (`paykit-mock listen --print-secret`). */
+  webhookSecret: controlCall({
+    method: "GET",
+    path: "/accounts/:id/webhook-secret",
+    scope: "account",
+    summary: "An account's current webhook signing secret",
+    body: null,
+    query: null,
+    request: (accountId: string) => ({ id: accountId }),
+    run: (ops, { id }) => ops.webhookSecret(id),
+  }),
+  /**
+   * One poll of `paykit-mock listen` (`POST /_mock/accounts/{id}/listen`): answers the attempts of the
+   * account's deliveries to send to the laptop, waiting up to `waitMs` for one, and records the local
+   * answers it acknowledges as those attempts. A listener with a new id takes the account over.
+   */
+  listen: controlCall({
+    method: "POST",
+    path: "/accounts/:id/listen",
+    scope: "account",
+    summary: "Poll for an account's webhook attempts and acknowledge the local answers (paykit-mock listen)",
+    body: ListenBody,
+    query: null,
+    request: (accountId: string, params: ListenParams) => ({ id: accountId, body: params }),
+    run: (ops, { id, body }) => ops.listen(id, body),
   }),
   /**
    * The newest payins (`GET /_mock/payins?accountId=&limit=&cursor=`), of one account or of all, each

@@ -7,6 +7,7 @@ import {
 } from "@paykit/contract";
 import * as z from "zod/mini";
 import { CLOCK_MAX_MS, CLOCK_MIN_MS, clockTimeOf } from "./clock.js";
+import { LISTEN_EVENT } from "./listeners.js";
 import { CONTROL_LIST_LIMIT } from "./lists.js";
 
 // Shapes of the mock's own control API (docs/decisions.md ("The mock server: control API")). They are not
@@ -158,4 +159,29 @@ export const ListQuery = z.strictObject({
   accountId: z.optional(storableString(z.minLength(1), z.maxLength(200))),
   limit: z.optional(z.int().check(z.gte(1), z.lte(CONTROL_LIST_LIMIT.max))),
   cursor: z.optional(storableString(z.minLength(1), z.maxLength(4000))),
+});
+
+/** An event a listener takes: `payin.approved`, or `payout.*` for every payout event. */
+const ListenEvent = z
+  .string()
+  .check(z.regex(LISTEN_EVENT, { error: "must be an event such as payin.approved or payout.*" }));
+/** `POST /_mock/accounts/{id}/listen`: one poll of `paykit-mock listen`. */
+export const ListenBody = z.strictObject({
+  listener: z
+    .string()
+    .check(z.regex(/^[A-Za-z0-9_-]{8,100}$/, { error: "must be 8 to 100 letters, digits, _ or -" })),
+  acks: z.optional(
+    z
+      .array(
+        z.strictObject({
+          attemptId: storableString(z.minLength(1), z.maxLength(200)),
+          statusCode: z.nullable(z.int().check(z.gte(100), z.lte(599))),
+          error: z.nullable(storableString(z.maxLength(500))),
+        }),
+      )
+      .check(z.maxLength(1000)),
+  ),
+  events: z.optional(z.array(ListenEvent).check(z.maxLength(100))),
+  waitMs: z.optional(z.int().check(z.gte(0), z.lte(25_000))),
+  detach: z.optional(z.boolean()),
 });

@@ -23,6 +23,7 @@ import {
 } from "./control-params.js";
 import { ApiError, invalidData } from "./errors.js";
 import type { Fault, FaultParams, RateLimitParams } from "./faults.js";
+import type { ListenParams, ListenResult } from "./listeners.js";
 import {
   CONTROL_LIST_LIMIT,
   type ControlListName,
@@ -62,6 +63,14 @@ export interface SetClockParams {
   now?: string | Date | number;
   /** Move forward by this many ms (after `now`, when both are given). */
   advanceMs?: number;
+}
+
+/** An account's webhook signing secret (`GET /_mock/accounts/{id}/webhook-secret`). */
+export interface WebhookSecretView {
+  /** The secret deliveries are signed with (`whsec_…`); null for an account whose deliveries are unsigned. */
+  webhookSecret: string | null;
+  /** Until when (ISO 8601, the account's clock) the previous secret signs too; null when it no longer does. */
+  previousSecretExpiresAt: string | null;
 }
 
 /**
@@ -206,6 +215,21 @@ export class ControlOperations {
     );
     this.state.changes?.account(accountId);
     return rotated;
+  }
+  /** An account's current webhook signing secret (for a receiver's `.env`), and its previous one's end. */
+  webhookSecret(accountId: string): WebhookSecretView {
+    const account = this.state.account(accountId);
+    const now = this.state.nowOf(accountId);
+    const previous = account.previousWebhookSecret !== null && now < account.previousSecretUntil;
+    return {
+      webhookSecret: account.webhookSecret,
+      previousSecretExpiresAt: previous ? new Date(account.previousSecretUntil).toISOString() : null,
+    };
+  }
+  /** One poll of `paykit-mock listen` on an account (see domain/listeners.ts). */
+  listen(accountId: string, params: ListenParams): Promise<ListenResult> {
+    this.state.account(accountId); // NOT_FOUND when unknown
+    return this.state.listeners.poll(accountId, params);
   }
   payPayin(id: string, options?: ControlCallOptions): Payin | Promise<Payin> {
     return this.#payin(payPayin(this.state, id), options);

@@ -4,6 +4,7 @@ import { DeliverySlots } from "../internal/delivery-slots.js";
 import type { AccountTime } from "./account-time.js";
 import { ApiError } from "./errors.js";
 import type { UlidFactory } from "./ids.js";
+import { eventName, type Listeners } from "./listeners.js";
 import { type ListPage, type PagePlace, pageOf } from "./lists.js";
 import { type ScheduledTask, unrefTimer } from "./scheduler.js";
 import { childTraceparent, type TraceContext } from "./trace-context.js";
@@ -65,6 +66,8 @@ interface DeliveryState {
   cycleAttempts: number;
   retry: ScheduledTask | null;
   inFlight: Promise<void> | null;
+  /** Queued in out-of-order mode: sent in the order that mode chose, not its resource's. */
+  heldOutOfOrder: boolean;
   /** When the delivery was queued, on its account's clock. */
   createdAt: number;
 }
@@ -118,6 +121,8 @@ export class Outbox {
   #closed = false;
   /** Set by a durable store; null in memory mode. */
   hooks: OutboxHooks | null = null;
+  /** The `paykit-mock listen` listeners: an account's attempts go to its listener while one is attached. */
+  listeners: Listeners | null = null;
 
   constructor(
     /** Each account's clock and schedule: its deliveries' times and retries run on it. */
@@ -151,6 +156,7 @@ export class Outbox {
       cycleAttempts: 0,
       retry: null,
       inFlight: null,
+      heldOutOfOrder: event.outOfOrder,
       createdAt,
     };
     this.#deliveries.push(state);
@@ -220,6 +226,20 @@ export class Outbox {
     return [...started].map((d) => copy(d.entry));
   }
 
+  /**
+   * Sends an account's pending deliveries now, oldest first, whenever their retry was due (a listener
+   * attached: what waited for the laptop goes to it at once). Attempts in flight are left to finish.
+   */
+  sendPendingNow(accountId: string): void {
+    this.#releaseHeld(accountId);
+    for (const d of this.#of(accountId)) {
+      if (d.entry.state !== "pending" || d.inFlight !== null || d.retry === null) continue;
+      d.retry.cancelled = true;
+      d.retry = null;
+      this.#start(d);
+    }
+  }
+
   /** The account a delivery belongs to, or `null` when there is no such delivery. */
   accountOf(id: string): string | null {
     return this.#byId.get(id)?.entry.accountId ?? null;
@@ -283,6 +303,7 @@ export class Outbox {
         cycleAttempts,
         retry: null,
         inFlight: null,
+        heldOutOfOrder: false,
         createdAt,
       };
       this.#deliveries.push(d);
@@ -409,12 +430,47 @@ export class Outbox {
         );
         if (!committed || this.#closed || this.#byId.get(d.entry.id) !== d) return;
       }
+      if (
+        !d.heldOutOfOrder &&
+        this.listeners?.takes(d.entry.accountId, eventName(d.entry.resource, d.entry.status))
+      ) {
+        if (!(await this.#behindOlder(d))) return;
+      }
       const delivered = await this.#attempt(d);
       if (delivered && d.duplicate) await this.#attempt(d);
     };
     d.inFlight = run().finally(() => {
       d.inFlight = null;
     });
+  }
+
+  /**
+   * Keeps a resource's events in order on their way to a listener (docs/decisions.md ("paykit-mock
+   * listen")): the older deliveries of the same resource that are still pending go first, now, and
+   * this one waits for them. Answers false when one of them did not get through: this one then waits
+   * behind it, unattempted, until that one's retry.
+   */
+  async #behindOlder(d: DeliveryState): Promise<boolean> {
+    const older = (this.#byResource.get(d.entry.resourceId) ?? []).filter(
+      (e) =>
+        e !== d && e.entry.id < d.entry.id && e.entry.state === "pending" && this.#byId.get(e.entry.id) === e,
+    );
+    if (older.length === 0) return true;
+    for (const e of older) {
+      if (e.inFlight !== null) continue;
+      if (e.retry) e.retry.cancelled = true;
+      e.retry = null;
+      this.#start(e);
+    }
+    await Promise.all(older.map((e) => e.inFlight));
+    const stuck = older.filter((e) => e.entry.state === "pending" && this.#byId.get(e.entry.id) === e);
+    if (stuck.length === 0) return !this.#closed && this.#byId.get(d.entry.id) === d;
+    if (!this.#closed && this.#byId.get(d.entry.id) === d) {
+      const now = this.timeOf(d.entry.accountId).now();
+      this.#scheduleRetry(d, Math.max(now, ...stuck.map((e) => e.retry?.at ?? now)));
+      this.hooks?.changed(d.entry.id);
+    }
+    return false;
   }
 
   async #attempt(d: DeliveryState): Promise<boolean> {
@@ -442,16 +498,28 @@ export class Outbox {
     // receiver that never answers holds a bounded number of sockets. The timeout starts with the send.
     const release = await this.slots.acquire(d.entry.url);
     try {
-      const response = await this.fetcher()(d.entry.url, {
-        method: "POST",
-        headers,
-        body: d.payload,
-        redirect: "manual",
-        signal: AbortSignal.timeout(this.timeoutMs),
-      });
-      statusCode = response.status;
-      await drainBounded(response);
-      if (statusCode === 0) error = "the receiver answered a redirect, which is not followed";
+      const event = eventName(d.entry.resource, d.entry.status);
+      if (this.listeners?.takes(d.entry.accountId, event)) {
+        // a `paykit-mock listen` takes the account's deliveries: its receiver's answer is this attempt's
+        const outcome = await this.listeners.offer(
+          d.entry.accountId,
+          { ...listenedEntry(d.entry), event, headers, body: d.payload },
+          this.timeoutMs,
+        );
+        statusCode = outcome.statusCode;
+        error = outcome.error;
+      } else {
+        const response = await this.fetcher()(d.entry.url, {
+          method: "POST",
+          headers,
+          body: d.payload,
+          redirect: "manual",
+          signal: AbortSignal.timeout(this.timeoutMs),
+        });
+        statusCode = response.status;
+        await drainBounded(response);
+        if (statusCode === 0) error = "the receiver answered a redirect, which is not followed";
+      }
     } catch (cause) {
       error = describeFailure(cause, this.timeoutMs);
     } finally {
@@ -518,6 +586,12 @@ function describeFailure(cause: unknown, timeoutMs: number): string {
     return typeof code === "string" ? `${cause.message} (${code})` : cause.message;
   }
   return String(cause);
+}
+
+/** What a listener is told of the delivery an attempt belongs to. */
+function listenedEntry(entry: WebhookDelivery) {
+  const { id: deliveryId, webhookId, resource, resourceId, status, url } = entry;
+  return { deliveryId, webhookId, resource, resourceId, status, url };
 }
 
 function copy(entry: WebhookDelivery): WebhookDelivery {

@@ -18,6 +18,7 @@ import { MockClock } from "./clock.js";
 import { ApiError } from "./errors.js";
 import { Faults, RateLimiter } from "./faults.js";
 import { randomString, UlidFactory } from "./ids.js";
+import { Listeners } from "./listeners.js";
 import { Outbox, type WebhookFetch } from "./outbox.js";
 import { PayinIndex } from "./payin-index.js";
 import { PixDirectory, type PixDirectoryMode, type RegisterPixKeyParams } from "./pix-directory.js";
@@ -110,6 +111,8 @@ export class MockState {
   readonly faults = new Faults();
   readonly rateLimiter = new RateLimiter();
   readonly outbox: Outbox;
+  /** The `paykit-mock listen` listeners attached to accounts. */
+  readonly listeners: Listeners;
   /**
    * The trace context of the request that created each payin/payout, carried to its webhooks. Creation
    * records it as soon as the record exists, so even a webhook sent before the request returns has it.
@@ -176,6 +179,8 @@ export class MockState {
       options.webhookTimeoutMs ?? WEBHOOK_TIMEOUT_MS,
       new DeliverySlots({ ...DEFAULT_DELIVERY_CONCURRENCY, ...options.webhookConcurrency }),
     );
+    this.listeners = new Listeners((accountId) => this.outbox.sendPendingNow(accountId));
+    this.outbox.listeners = this.listeners;
     this.autoAdvance = options.autoAdvance ?? true;
     this.pixDirectory = options.strictPixDirectory ? "strict" : "open";
     this.advanceIntervalMs = options.advanceIntervalMs ?? 1000;
@@ -325,6 +330,7 @@ export class MockState {
     this.accountsByPublicKey.delete(account.publicKey);
     this.authenticator.clear();
     this.outbox.forget(accountId);
+    this.listeners.forget(accountId);
     this.faults.clear(accountId);
     this.directory.forget(accountId);
     this.#times.get(accountId)?.scheduler.stop();
@@ -375,6 +381,7 @@ export class MockState {
     for (const timer of this.#advanceTimers) clearTimeout(timer);
     this.#advanceTimers.clear();
     for (const time of this.#times.values()) time.scheduler.stop();
+    this.listeners.close();
     this.outbox.close();
   }
 

@@ -7,9 +7,9 @@ import {
   type PaymentMethod,
   type PayoutCreateParams,
 } from "@paykit/contract";
+import { accountOf } from "../control/account-of.js";
 import { createHttpControl } from "../control/http-client.js";
 import { type MockControl, MockControlError } from "../control/mock-control.js";
-import type { AccountView } from "../domain/accounts.js";
 import { samplePayin, samplePayout, sampleReferenceId } from "../domain/samples.js";
 import { type MerchantApi, MerchantApiError, merchantApi } from "./merchant-api.js";
 import type { TriggerOutcome, TriggerScenario, TriggerStep } from "./scenario.js";
@@ -258,12 +258,6 @@ async function accountFor(
     control,
     autoAdvance: view.autoAdvance,
   };
-}
-
-// An account by its public key: on a shared sandbox its keys list their own account alone.
-async function accountOf(control: MockControl, publicKey: string): Promise<AccountView | undefined> {
-  for await (const view of control.listAll("accounts")) if (view.publicKey === publicKey) return view;
-  return undefined;
 }
 
 // A control call made before the scenario acts: a refusal of the mock is the run's refusal.

@@ -1,6 +1,11 @@
 import { parseArgs } from "node:util";
 import { retentionMs } from "../../domain/retention-period.js";
 import { parseAllowedHost } from "../../http/host-guard.js";
+import { refuseLiveKeys } from "../../scenarios/target.js";
+
+/** A mock account's keys: the mock never has live ones. */
+const KEYS = /^pk_test_\w{8,100}$/;
+const SECRET = /^sk_test_\w{8,100}$/;
 
 /** The options of the `paykit-mock` command line. */
 export interface CliOptions {
@@ -27,6 +32,7 @@ export interface CliOptions {
 /** The subcommands of `paykit-mock`, each with its one-line summary (`paykit-mock <command> --help` has the rest). */
 export const COMMANDS = {
   doctor: "check a webhook receiver with the deliveries a safe endpoint must handle",
+  listen: "bring an account's webhooks from a sandbox (a team's shared one too) to a local receiver",
   mcp: "an MCP server over stdio that lets a coding agent drive a mock",
   trigger: "play a scenario (payin.approved, payout.failed, …) on a running mock and show its webhooks",
 } as const;
@@ -129,7 +135,7 @@ export function parseCliArgs(argv: string[]): CliOptions | "help" {
   let defaultKeys: CliOptions["defaultKeys"];
   if (values["default-keys"] !== undefined) {
     const [publicKey = "", secretKey = "", ...rest] = values["default-keys"].split(":");
-    if (rest.length > 0 || !/^pk_test_\w{8,100}$/.test(publicKey) || !/^sk_test_\w{8,100}$/.test(secretKey)) {
+    if (rest.length > 0 || !KEYS.test(publicKey) || !SECRET.test(secretKey)) {
       throw new Error("--default-keys must be pk_test_…:sk_test_… (the mock never uses live keys)");
     }
     defaultKeys = { publicKey, secretKey };
@@ -294,4 +300,33 @@ export function parseDoctorArgs(argv: string[]): DoctorCliOptions | "help" {
     stateUrl: values["state-url"],
     timeoutMs,
   };
+}
+
+/**
+ * `--keys pk:sk`, else the environment's `PAYKIT_PUBLIC_KEY` and `PAYKIT_SECRET_KEY` (undefined when
+ * neither is given), for the commands that drive a mock account (`trigger`, `listen`). Live keys are
+ * refused (a {@link TriggerRefusedError}) before anything else is said.
+ */
+export function accountKeysOption(
+  flag: string | undefined,
+  env: Record<string, string | undefined>,
+): { publicKey: string; secretKey: string } | undefined {
+  let publicKey: string;
+  let secretKey: string;
+  let from: string;
+  if (flag !== undefined) {
+    const colon = flag.indexOf(":");
+    publicKey = colon < 0 ? flag : flag.slice(0, colon);
+    secretKey = colon < 0 ? "" : flag.slice(colon + 1);
+    from = "--keys";
+  } else {
+    if (!env.PAYKIT_PUBLIC_KEY && !env.PAYKIT_SECRET_KEY) return undefined;
+    publicKey = env.PAYKIT_PUBLIC_KEY ?? "";
+    secretKey = env.PAYKIT_SECRET_KEY ?? "";
+    from = "PAYKIT_PUBLIC_KEY and PAYKIT_SECRET_KEY";
+  }
+  refuseLiveKeys({ publicKey, secretKey });
+  if (!KEYS.test(publicKey) || !SECRET.test(secretKey))
+    throw new Error(`${from} must be a mock account's pk_test_… and sk_test_… keys`);
+  return { publicKey, secretKey };
 }

@@ -1,6 +1,7 @@
 import { formatDoctorReport, runWebhookDoctor } from "../../doctor/doctor.js";
 import { retentionMs } from "../../domain/retention-period.js";
 import { type COMMANDS, DOCTOR_USAGE, parseCliArgs, parseDoctorArgs, USAGE } from "./args.js";
+import { listenCommand } from "./listen-command.js";
 import { createMockServer, DURABLE_RETENTION } from "./server.js";
 import { trigger } from "./trigger.js";
 
@@ -10,7 +11,12 @@ import { trigger } from "./trigger.js";
  * SIGINT and SIGTERM.
  */
 async function main(argv: string[]): Promise<void> {
-  const commands: Record<keyof typeof COMMANDS, (argv: string[]) => Promise<void>> = { doctor, mcp, trigger };
+  const commands: Record<keyof typeof COMMANDS, (argv: string[]) => Promise<void>> = {
+    doctor,
+    listen: listenCommand,
+    mcp,
+    trigger,
+  };
   if (argv[0] !== undefined && Object.hasOwn(commands, argv[0]))
     return commands[argv[0] as keyof typeof COMMANDS](argv.slice(1));
   let options: ReturnType<typeof parseCliArgs>;

@@ -9,7 +9,8 @@ import {
 } from "../../scenarios/run.js";
 import type { TriggerOutcome } from "../../scenarios/scenario.js";
 import { TRIGGER_SCENARIOS } from "../../scenarios/scenarios.js";
-import { refuseLiveKeys, TriggerRefusedError } from "../../scenarios/target.js";
+import { TriggerRefusedError } from "../../scenarios/target.js";
+import { accountKeysOption } from "./args.js";
 
 /** What `paykit-mock trigger` was asked to do: list the scenarios, or run one. */
 export type TriggerCliOptions =
@@ -42,8 +43,6 @@ export const TRIGGER_USAGE = `Usage: paykit-mock trigger <scenario> [options]
   Exit status 0 when the run ends as the scenario states, 1 when it does not, 2 when it was refused.
 `;
 
-const KEYS = /^pk_test_\w{8,100}$/;
-const SECRET = /^sk_test_\w{8,100}$/;
 const OUTCOMES: readonly TriggerOutcome[] = ["approve", "reject"];
 
 /**
@@ -86,7 +85,7 @@ export function parseTriggerArgs(
   const outcome = values.outcome?.toLowerCase();
   if (outcome !== undefined && !(OUTCOMES as readonly string[]).includes(outcome))
     throw new Error(`--outcome must be approve or reject, got ${values.outcome}`);
-  const keys = values["new-account"] ? undefined : keysOf(values.keys, env);
+  const keys = values["new-account"] ? undefined : accountKeysOption(values.keys, env);
   if (values["new-account"] && values.keys !== undefined)
     throw new Error("--new-account opens a fresh account: give it or --keys, not both");
   if (keys !== undefined && values["webhook-secret"] !== undefined)
@@ -110,31 +109,6 @@ export function parseTriggerArgs(
       ...(outcome === undefined ? {} : { outcome: outcome as TriggerOutcome }),
     },
   };
-}
-
-// `--keys pk:sk`, else the environment's pair; live keys are refused before anything else is said.
-function keysOf(
-  flag: string | undefined,
-  env: Record<string, string | undefined>,
-): { publicKey: string; secretKey: string } | undefined {
-  let publicKey: string;
-  let secretKey: string;
-  let from: string;
-  if (flag !== undefined) {
-    const colon = flag.indexOf(":");
-    publicKey = colon < 0 ? flag : flag.slice(0, colon);
-    secretKey = colon < 0 ? "" : flag.slice(colon + 1);
-    from = "--keys";
-  } else {
-    if (!env.PAYKIT_PUBLIC_KEY && !env.PAYKIT_SECRET_KEY) return undefined;
-    publicKey = env.PAYKIT_PUBLIC_KEY ?? "";
-    secretKey = env.PAYKIT_SECRET_KEY ?? "";
-    from = "PAYKIT_PUBLIC_KEY and PAYKIT_SECRET_KEY";
-  }
-  refuseLiveKeys({ publicKey, secretKey });
-  if (!KEYS.test(publicKey) || !SECRET.test(secretKey))
-    throw new Error(`${from} must be a mock account's pk_test_… and sk_test_… keys`);
-  return { publicKey, secretKey };
 }
 
 function urlOf(value: string, flag: string): string {
