@@ -186,6 +186,45 @@ describe("paykit-mock listen on one mock", () => {
     expect(new Set(receiver.got.map((g) => g.webhookId))).toEqual(new Set([failed?.webhookId]));
   });
 
+  it("keeps a resource's events in order: a later one waits behind an earlier one that did not get through", async () => {
+    const { mock, receiver, keys, api } = await setUp();
+    const listener = startListener(mock, keys, receiver.url);
+    closers.push(listener.stop);
+    await listener.ready;
+    const arrivals = () => receiver.got.map((g) => `${g.status}`);
+    const payout = (await api("/payout", payoutBody({ referenceId: ref("order"), webhookUrl: NOWHERE })))
+      .body;
+    receiver.answer(500);
+    await mock.control.advancePayout(payout.id, { awaitWebhooks: true });
+    // still down when COMPLETED happens: PROCESSING is tried again first, and COMPLETED waits unattempted
+    await mock.control.advancePayout(payout.id, { awaitWebhooks: true });
+    expect(arrivals()).toEqual(["PROCESSING", "PROCESSING"]);
+    const waiting = (await mock.control.webhooks(keys.accountId)).find((d) => d.status === "COMPLETED");
+    expect(waiting?.attempts).toEqual([]);
+    // back up: at the retry, PROCESSING goes first, then COMPLETED
+    receiver.answer(200);
+    await mock.control.setAccountClock(keys.accountId, { advanceMs: 10 * 60_000 });
+    await mock.control.flushWebhooks(keys.accountId);
+    await expect.poll(arrivals).toEqual(["PROCESSING", "PROCESSING", "PROCESSING", "COMPLETED"]);
+
+    // an earlier event that failed once is sent before a later one that comes when the receiver is back
+    const next = (await api("/payout", payoutBody({ referenceId: ref("order"), webhookUrl: NOWHERE }))).body;
+    receiver.answer(500);
+    await mock.control.advancePayout(next.id, { awaitWebhooks: true });
+    receiver.answer(200);
+    await mock.control.advancePayout(next.id, { awaitWebhooks: true });
+    expect(receiver.got.filter((g) => g.id === next.id).map((g) => g.status)).toEqual([
+      "PROCESSING",
+      "PROCESSING",
+      "COMPLETED",
+    ]);
+    const log = (await mock.control.webhooks(keys.accountId)).filter((d) => d.resourceId === next.id);
+    expect(log.map((d) => [d.status, d.state, d.attempts.map((a) => a.statusCode)])).toEqual([
+      ["PROCESSING", "delivered", [500, 200]],
+      ["COMPLETED", "delivered", [200]],
+    ]);
+  });
+
   it("sends what waited for a retry at once when a listener attaches, and hands deliveries back when it stops", async () => {
     const { mock, receiver, keys, api } = await setUp();
     // no listener yet: the delivery fails at its URL and waits for its retry

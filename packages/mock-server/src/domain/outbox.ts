@@ -451,9 +451,16 @@ export class Outbox {
    * behind it, unattempted, until that one's retry.
    */
   async #behindOlder(d: DeliveryState): Promise<boolean> {
+    // the older ones on their way (in flight) or waiting for a retry; a held out-of-order event keeps
+    // the order its test mode chose
     const older = (this.#byResource.get(d.entry.resourceId) ?? []).filter(
       (e) =>
-        e !== d && e.entry.id < d.entry.id && e.entry.state === "pending" && this.#byId.get(e.entry.id) === e,
+        e !== d &&
+        e.entry.id < d.entry.id &&
+        e.entry.state === "pending" &&
+        !e.heldOutOfOrder &&
+        (e.inFlight !== null || e.retry !== null) &&
+        this.#byId.get(e.entry.id) === e,
     );
     if (older.length === 0) return true;
     for (const e of older) {
@@ -463,11 +470,13 @@ export class Outbox {
       this.#start(e);
     }
     await Promise.all(older.map((e) => e.inFlight));
-    const stuck = older.filter((e) => e.entry.state === "pending" && this.#byId.get(e.entry.id) === e);
+    // still waiting for a retry: the attempt did not get through
+    const stuck = older.filter(
+      (e) => e.entry.state === "pending" && e.retry !== null && this.#byId.get(e.entry.id) === e,
+    );
     if (stuck.length === 0) return !this.#closed && this.#byId.get(d.entry.id) === d;
     if (!this.#closed && this.#byId.get(d.entry.id) === d) {
-      const now = this.timeOf(d.entry.accountId).now();
-      this.#scheduleRetry(d, Math.max(now, ...stuck.map((e) => e.retry?.at ?? now)));
+      this.#scheduleRetry(d, Math.max(...stuck.map((e) => e.retry?.at ?? 0)));
       this.hooks?.changed(d.entry.id);
     }
     return false;
