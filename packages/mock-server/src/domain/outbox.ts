@@ -569,7 +569,7 @@ export class Outbox {
 }
 
 /** Reads at most {@link MAX_RECEIVER_BODY_BYTES} of an answer, then cancels the rest of the stream. */
-async function drainBounded(response: Response): Promise<void> {
+export async function drainBounded(response: Response): Promise<void> {
   const reader = response.body?.getReader();
   if (!reader) return;
   let read = 0;
@@ -587,7 +587,8 @@ async function drainBounded(response: Response): Promise<void> {
   }
 }
 
-function describeFailure(cause: unknown, timeoutMs: number): string {
+/** Why a request to a receiver got no answer, in a line: a timeout, or the cause's code (`ECONNREFUSED`). */
+export function describeFailure(cause: unknown, timeoutMs: number): string {
   if (cause instanceof Error) {
     if (cause.name === "TimeoutError" || cause.name === "AbortError")
       return `no answer within ${timeoutMs} ms`;

@@ -1,12 +1,12 @@
 // Posts one attempt handed to `paykit-mock listen` to the developer's local receiver: the very request
 // the sandbox would have sent (headers, signature, body byte for byte), and reads back what the receiver
 // answered, which the sandbox records as the attempt.
+import { WEBHOOK_TIMEOUT_MS } from "@paykit/contract";
 import type { ListenAck, ListenAttempt } from "../domain/listeners.js";
+import { describeFailure, drainBounded } from "../domain/outbox.js";
 
-/** How long the local receiver has to answer, in ms: the sandbox gives a receiver as long. */
-export const FORWARD_TIMEOUT_MS = 10_000;
-/** How much of the local answer is read; the rest is dropped (the answer's status is what counts). */
-const MAX_ANSWER_BYTES = 64 * 1024;
+/** How long the local receiver has to answer, in ms: as long as the sandbox gives a receiver. */
+export const FORWARD_TIMEOUT_MS = WEBHOOK_TIMEOUT_MS;
 
 /** An attempt forwarded: the sandbox's acknowledgement and how long the receiver took. */
 export interface Forwarded {
@@ -36,38 +36,12 @@ export async function forwardAttempt(
     // as the sandbox records it: a redirect is not followed, and a 3xx is not a 2xx
     if (response.status === 0) error = "the receiver answered a redirect, which is not followed";
     else statusCode = response.status;
-    await drain(response);
+    await drainBounded(response);
   } catch (cause) {
-    error = `${describe(cause, timeoutMs)} (at ${forwardTo})`;
+    error = `${describeFailure(cause, timeoutMs)} (at ${forwardTo})`;
   }
   return {
     ack: { attemptId: attempt.attemptId, statusCode, error },
     latencyMs: Math.round(performance.now() - started),
   };
-}
-
-async function drain(response: Response): Promise<void> {
-  const reader = response.body?.getReader();
-  if (!reader) return;
-  let read = 0;
-  try {
-    while (read <= MAX_ANSWER_BYTES) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      read += value.byteLength;
-    }
-    await reader.cancel();
-  } catch {
-    // an answer cut short still came with its status
-  }
-}
-
-function describe(cause: unknown, timeoutMs: number): string {
-  if (cause instanceof Error) {
-    if (cause.name === "TimeoutError" || cause.name === "AbortError")
-      return `no answer within ${timeoutMs} ms`;
-    const code = (cause.cause as { code?: unknown } | undefined)?.code;
-    return typeof code === "string" ? `${cause.message} (${code})` : cause.message;
-  }
-  return String(cause);
 }
