@@ -71,6 +71,11 @@ export interface ListenOutcome {
 export const MAX_LISTEN_WAIT_MS = 25_000;
 /** A listener that has not polled for this long (ms) is gone: deliveries go to their URL again. */
 export const LISTENER_LEASE_MS = 30_000;
+/**
+ * How much longer than the receiver's timeout a listener has to acknowledge an attempt it was handed, in
+ * ms: the listener gives the receiver the timeout itself, and its answer then needs a poll to get here.
+ */
+const ACK_GRACE_MS = 5_000;
 /** Most attempts one poll hands out. */
 const MAX_ATTEMPTS_PER_POLL = 100;
 /** Ids of listeners that were taken over, kept per account so that they are told and not taken back. */
@@ -180,6 +185,8 @@ export class Listeners {
       return { attempts: [], takenOver: false };
     }
     let listener = this.#byAccount.get(accountId);
+    // the same listener back after its lease lapsed (a laptop asleep): it attaches again
+    const lapsed = listener?.id === params.listener && this.#live(accountId) === null;
     if (listener === undefined || listener.id !== params.listener) {
       const previous = listener;
       listener = {
@@ -204,6 +211,7 @@ export class Listeners {
     const self = listener;
     self.polling += 1;
     self.seenAt = this.now();
+    if (lapsed) this.onAttach(accountId);
     try {
       const waitMs = Math.min(params.waitMs ?? MAX_LISTEN_WAIT_MS, MAX_LISTEN_WAIT_MS);
       if (self.offers.length === 0 && waitMs > 0 && !this.#closed) {
@@ -231,7 +239,7 @@ export class Listeners {
       if (offer.handed) continue;
       offer.handed = true;
       const ms = offer.timeoutMs;
-      this.#expireAfter(offer, accountId, ms, `no answer from the listener within ${ms} ms`);
+      this.#expireAfter(offer, accountId, ms + ACK_GRACE_MS, `no answer from the listener within ${ms} ms`);
     }
     return { attempts: handed.map((o) => o.attempt), takenOver: false };
   }
@@ -253,7 +261,9 @@ export class Listeners {
   /** Ends every poll and attempt (the engine closes). */
   close(): void {
     this.#closed = true;
-    for (const accountId of [...this.#byAccount.keys()]) this.forget(accountId);
+    for (const accountId of [...this.#byAccount.keys()])
+      this.#detach(accountId, "the sandbox stopped before the listener answered");
+    this.#retired.clear();
   }
 
   /** The account's listener while it is attached: polling now, or polled within the lease. */

@@ -234,6 +234,8 @@ export class Outbox {
     this.#releaseHeld(accountId);
     for (const d of this.#of(accountId)) {
       if (d.entry.state !== "pending" || d.inFlight !== null || d.retry === null) continue;
+      // an event the listener does not take keeps its retry at its URL
+      if (!this.#listened(d)) continue;
       d.retry.cancelled = true;
       d.retry = null;
       this.#start(d);
@@ -391,10 +393,17 @@ export class Outbox {
     this.#held = this.#held.filter((d) => !gone(d));
   }
 
-  /** Stops scheduling (engine closed); attempts in flight finish without retries. */
+  /**
+   * Stops scheduling (engine closed); attempts in flight finish without retries. The deliveries stay
+   * readable: a durable store's last save reads them, and a delivery it no longer found would be
+   * deleted from the store (its pending ones are sent again by the next process).
+   */
   close(): void {
     this.#closed = true;
-    this.clear();
+    for (const d of this.#deliveries) if (d.retry) d.retry.cancelled = true;
+    this.#held = [];
+    if (this.#holdTimer !== undefined) clearTimeout(this.#holdTimer);
+    this.#holdTimer = undefined;
   }
 
   #hold(d: DeliveryState): void {
@@ -430,10 +439,7 @@ export class Outbox {
         );
         if (!committed || this.#closed || this.#byId.get(d.entry.id) !== d) return;
       }
-      if (
-        !d.heldOutOfOrder &&
-        this.listeners?.takes(d.entry.accountId, eventName(d.entry.resource, d.entry.status))
-      ) {
+      if (!d.heldOutOfOrder && this.#listened(d)) {
         if (!(await this.#behindOlder(d))) return;
       }
       const delivered = await this.#attempt(d);
@@ -453,15 +459,19 @@ export class Outbox {
   async #behindOlder(d: DeliveryState): Promise<boolean> {
     // the older ones on their way (in flight) or waiting for a retry; a held out-of-order event keeps
     // the order its test mode chose
-    const older = (this.#byResource.get(d.entry.resourceId) ?? []).filter(
-      (e) =>
-        e !== d &&
-        e.entry.id < d.entry.id &&
-        e.entry.state === "pending" &&
-        !e.heldOutOfOrder &&
-        (e.inFlight !== null || e.retry !== null) &&
-        this.#byId.get(e.entry.id) === e,
-    );
+    // older by queueing order, not by id: an id follows the account's clock, which a test may set back;
+    // and only the events the listener takes (the others go to their URL, on their own schedule)
+    const events = this.#byResource.get(d.entry.resourceId) ?? [];
+    const older = events
+      .slice(0, Math.max(0, events.indexOf(d)))
+      .filter(
+        (e) =>
+          e.entry.state === "pending" &&
+          !e.heldOutOfOrder &&
+          (e.inFlight !== null || e.retry !== null) &&
+          this.#byId.get(e.entry.id) === e &&
+          this.#listened(e),
+      );
     if (older.length === 0) return true;
     for (const e of older) {
       if (e.inFlight !== null) continue;
@@ -480,6 +490,11 @@ export class Outbox {
       this.hooks?.changed(d.entry.id);
     }
     return false;
+  }
+
+  /** Whether the account's listener takes this delivery's event now. */
+  #listened(d: DeliveryState): boolean {
+    return this.listeners?.takes(d.entry.accountId, eventName(d.entry.resource, d.entry.status)) ?? false;
   }
 
   async #attempt(d: DeliveryState): Promise<boolean> {

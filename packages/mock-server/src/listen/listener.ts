@@ -118,23 +118,33 @@ export async function runListener(options: ListenOptions, report: ListenReport):
 
   let acks: ListenAck[] = [];
   const forwarded = new Map<string, ListenAck>();
+  // Attempts being posted now, by id. They are posted side by side, each answer acknowledged in the
+  // next poll, which goes at once: the sandbox gives an attempt the receiver's timeout from the moment
+  // it hands it out, so an answer must not wait for the rest of its batch. Side by side keeps each
+  // resource's order: the sandbox hands out a resource's next event only once this one is answered.
+  const posting = new Map<string, Promise<void>>();
+  let answered: () => void = () => {};
+  signal?.addEventListener("abort", () => answered(), { once: true });
   let failures = 0;
   let attached = false;
   while (!signal?.aborted) {
     let attempts: ListenAttempt[];
+    const sending = acks.length;
     try {
       const answer = await control.listen(accountId, {
         listener,
-        acks,
+        acks: acks.slice(0, sending),
         ...(options.events ? { events: options.events } : {}),
-        // the first poll attaches and answers at once, so `ready` means deliveries come here
-        waitMs: attached ? waitMs : 0,
+        // the first poll attaches and answers at once, so `ready` means deliveries come here; while
+        // answers are due, a poll only takes what came meanwhile
+        waitMs: attached && posting.size === 0 ? waitMs : 0,
       });
       if (!attached) {
         attached = true;
         report.ready({ accountId, listener, ...(webhookSecret === undefined ? {} : { webhookSecret }) });
       }
-      acks = [];
+      // the answers that came during this poll go with the next one
+      acks = acks.slice(sending);
       if (failures > 0) report.connection("back", url);
       failures = 0;
       if (answer.takenOver)
@@ -157,34 +167,45 @@ export async function runListener(options: ListenOptions, report: ListenReport):
       await pause(BACKOFF_MS[Math.min(failures, BACKOFF_MS.length) - 1] ?? 5_000, signal);
       continue;
     }
-    // One at a time, in the order handed out: a resource's events reach the receiver in order.
     for (const attempt of attempts) {
       const known = forwarded.get(attempt.attemptId);
       if (known !== undefined) {
         acks.push(known);
         continue;
       }
-      const { ack, latencyMs } = await forwardAttempt(
+      if (posting.has(attempt.attemptId)) continue;
+      const post = forwardAttempt(
         attempt,
         options.forwardTo,
         doFetch,
         options.forwardTimeoutMs ?? FORWARD_TIMEOUT_MS,
-      );
-      acks.push(ack);
-      remember(forwarded, ack);
-      report.delivery({
-        at: new Date().toISOString(),
-        event: attempt.event,
-        resourceId: attempt.resourceId,
-        status: attempt.status,
-        webhookId: attempt.webhookId,
-        deliveryId: attempt.deliveryId,
-        statusCode: ack.statusCode,
-        error: ack.error,
-        latencyMs,
+      ).then(({ ack, latencyMs }) => {
+        posting.delete(attempt.attemptId);
+        acks.push(ack);
+        remember(forwarded, ack);
+        report.delivery({
+          at: new Date().toISOString(),
+          event: attempt.event,
+          resourceId: attempt.resourceId,
+          status: attempt.status,
+          webhookId: attempt.webhookId,
+          deliveryId: attempt.deliveryId,
+          statusCode: ack.statusCode,
+          error: ack.error,
+          latencyMs,
+        });
+        answered();
       });
+      posting.set(attempt.attemptId, post);
     }
+    // nothing to acknowledge yet: the next poll goes with the first answer
+    if (acks.length === 0 && posting.size > 0 && !signal?.aborted)
+      await new Promise<void>((resolve) => {
+        answered = resolve;
+      });
   }
+  // the answers under way are recorded too (each is bounded by the receiver's timeout)
+  await Promise.all(posting.values());
   // Stopped: the last answers are recorded, and the account's deliveries go to their URL again.
   const last = createHttpControl({
     ...reach,
