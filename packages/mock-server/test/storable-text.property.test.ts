@@ -28,6 +28,7 @@ import {
   ClockBody,
   CreateAccountBody,
   FaultBody,
+  ListenBody,
   ListQuery,
   PixKeyBody,
   UpdateAccountBody,
@@ -327,6 +328,20 @@ const ROUTES: Route[] = [
     readBack: null,
     // No such transaction: a well-formed id is looked up (404), never refused as text.
     lookups: ["tx", "session"],
+  },
+  {
+    name: "POST /_mock/accounts/{id}/listen",
+    schema: ListenBody,
+    // A listener that stops at once: its ack names no attempt handed out (ignored), so nothing is kept.
+    example: (ctx) => ({
+      listener: `listener-text-${ctx.n()}`,
+      acks: [{ attemptId: "la_1_msg_text", statusCode: 200, error: "connection refused" }],
+      events: ["payin.approved"],
+      detach: true,
+    }),
+    send: (ctx, input) => call(ctx, "POST", `/_mock/accounts/${ctx.keys.accountId}/listen`, admin, input),
+    readBack: null,
+    formatted: ["listener", "events.#"],
   },
   {
     name: "GET /_mock/payins (query)",

@@ -162,14 +162,14 @@ export const ListQuery = z.strictObject({
 });
 
 /** An event a listener takes: `payin.approved`, or `payout.*` for every payout event. */
-const ListenEvent = z
-  .string()
-  .check(z.regex(LISTEN_EVENT, { error: "must be an event such as payin.approved or payout.*" }));
+const ListenEvent = storableString(
+  z.regex(LISTEN_EVENT, { error: "must be an event such as payin.approved or payout.*" }),
+);
 /** `POST /_mock/accounts/{id}/listen`: one poll of `paykit-mock listen`. */
 export const ListenBody = z.strictObject({
-  listener: z
-    .string()
-    .check(z.regex(/^[A-Za-z0-9_-]{8,100}$/, { error: "must be 8 to 100 letters, digits, _ or -" })),
+  listener: storableString(
+    z.regex(/^[A-Za-z0-9_-]{8,100}$/, { error: "must be 8 to 100 letters, digits, _ or -" }),
+  ),
   acks: z.optional(
     z
       .array(
