@@ -2,6 +2,9 @@ import { testProject } from "../../tests/support/vitest.shared.js";
 
 export default testProject({
   name: "browser",
+  // A fresh module cache per file: the tests check module-level state (the script loader's one tag per
+  // URL, a custom element defined once per page), which the next file must see new.
+  isolate: true,
   // Builds the ESM, CJS and IIFE output once into test-results/build for the size, tree-shaking and e2e tests.
   globalSetup: ["./test/global-setup.ts"],
   // Files that need a DOM say `// @vitest-environment happy-dom`; these settings then apply.

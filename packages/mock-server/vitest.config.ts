@@ -2,7 +2,7 @@ import { testProject } from "../../tests/support/vitest.shared.js";
 
 export default testProject({
   name: "mock-server",
-  // A test file's first durable harness opens its PGlite database in a beforeAll (a copy of the run's
+  // A worker's first durable harness opens its PGlite database in a beforeAll (a copy of the run's
   // template, test/pglite-from-template.ts; the template's initdb in WASM took 18 s on a loaded CI
   // machine), and the migration tests open theirs inside the test.
   testTimeout: 90_000,
@@ -14,8 +14,9 @@ export default testProject({
   setupFiles: ["./test/pglite-from-template.ts"],
   // The longest suite of `npm test`: four files at a time (the scenario suite is one file per store), as
   // much of it waits on PostgreSQL, PGlite's disk, its own HTTP servers and child processes; and the
-  // files that mostly wait (process kills, failovers, CLI runs, Chromium) start first, so that on a
-  // fresh clone (no timings of a last run) the longest of them do not start last and run on alone.
+  // files that mostly wait (process kills, failovers, CLI runs, Chromium, `paykit-mock listen`'s
+  // stopped and slow receivers) start first, so that on a fresh clone (no timings of a last run) the
+  // longest of them do not start last and run on alone (the 40 s SIGSTOP test ended a full run so).
   maxWorkers: 4,
-  startFirst: /^test\/(stores\/|scenarios-|cli\.|doctor\.|trigger-cli\.|mcp\.|fuzz\.|.*\.browser\.)/,
+  startFirst: /^test\/(stores\/|scenarios-|cli\.|doctor\.|trigger-cli\.|mcp\.|fuzz\.|listen-|.*\.browser\.)/,
 });

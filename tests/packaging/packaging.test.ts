@@ -4,11 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { packWorkspace } from "../support/pack.js";
 
 // What a merchant gets from the registry: the packed tarballs, installed with plain npm into a
 // project that has never seen this workspace, then loaded both ways.
 const root = fileURLToPath(new URL("../..", import.meta.url));
-const PACKAGES = ["contract", "webhooks", "node", "mock-server", "browser", "react"] as const;
 const ENTRIES: Record<string, string[]> = {
   "@paykit/contract": ["@paykit/contract", "@paykit/contract/br", "@paykit/contract/rules"],
   "@paykit/webhooks": [
@@ -32,17 +32,12 @@ const ENTRIES: Record<string, string[]> = {
 
 let project: string;
 
-beforeAll(() => {
+beforeAll(async () => {
   project = mkdtempSync(join(tmpdir(), "paykit-packaging-"));
   const tarballs = join(project, "tarballs");
   mkdirSync(tarballs);
   const overrides: Record<string, string> = {};
-  for (const dir of PACKAGES) {
-    execFileSync("pnpm", ["pack", "--pack-destination", tarballs], {
-      cwd: join(root, "packages", dir),
-      stdio: "pipe",
-    });
-  }
+  await packWorkspace(tarballs);
   for (const file of readdirSync(tarballs)) {
     const name = `@paykit/${file.replace(/^paykit-/, "").replace(/-\d+\.\d+\.\d+.*\.tgz$/, "")}`;
     overrides[name] = `file:./tarballs/${file}`;

@@ -15,14 +15,13 @@ import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runGroup } from "../../scripts/processes.mjs";
+import { packWorkspace } from "../support/pack.js";
 
 // The runtimes we promise, each running one scenario (payin, signed webhook, two typed errors, and
 // @paykit/react's checkout rendered by react-dom/server) on the packed tarballs installed into a fresh
 // project, against the mock started from that same install.
 const here = fileURLToPath(new URL(".", import.meta.url));
-const root = join(here, "../..");
 const bin = (...path: string[]) => join(here, "node_modules", ...path);
-const PACKAGES = ["contract", "webhooks", "node", "mock-server", "browser", "react"] as const;
 // The React that @paykit/react is rendered with in every runtime (the workspace's; its peer range is 18 or 19).
 const REACT = "19.3.1";
 const PER_RUNTIME_MS = 60_000;
@@ -45,6 +44,8 @@ const controlOf = (server: unknown) =>
 let config: string;
 let runtimes: Runtime[];
 const results = new Map<string, Promise<Record<string, string>>>();
+/** The msw 3 project (see installMsw3), installed while the runtimes run. */
+let msw3Project: Promise<string>;
 
 /** The scenario's imports as an ES module; `reactServer` is where `renderToString` comes from. */
 function esmImports(reactServer = "react-dom/server"): string {
@@ -125,16 +126,39 @@ async function bundle(entry: string, outfile: string, format: "esm" | "iife", co
   });
 }
 
+/**
+ * A second project, msw3/ in `project`, with msw 3 instead of 2 and the same tarballs; answers its
+ * directory once npm installed it. Started with the main install, so that neither waits for the other
+ * (one after the other they were two long serial steps of a full run's longest path).
+ */
+async function installMsw3(): Promise<string> {
+  const msw3 = join(project, "msw3");
+  mkdirSync(msw3, { recursive: true });
+  const overrides: Record<string, string> = {};
+  for (const file of readdirSync(join(project, "tarballs"))) {
+    const name = `@paykit/${file.replace(/^paykit-/, "").replace(/-\d+\.\d+\.\d+.*\.tgz$/, "")}`;
+    overrides[name] = `file:../tarballs/${file}`;
+  }
+  const dependencies = { ...overrides, msw: "3.0.5" };
+  const manifest = { name: "merchant-app-msw3", private: true, type: "module", dependencies, overrides };
+  writeFileSync(join(msw3, "package.json"), JSON.stringify(manifest, null, 2));
+  const installed = await runGroup(
+    "npm",
+    ["install", "--no-audit", "--no-fund", "--loglevel=error", "--ignore-scripts"],
+    { cwd: msw3, timeoutMs: 240_000 },
+  );
+  if (installed.code !== 0)
+    throw new Error(`npm install of the msw 3 project failed:\n${installed.stdout}${installed.stderr}`);
+  return msw3;
+}
+
 beforeAll(async () => {
   project = mkdtempSync(join(tmpdir(), "paykit-matrix-"));
   const tarballs = join(project, "tarballs");
   mkdirSync(tarballs);
-  for (const dir of PACKAGES) {
-    execFileSync("pnpm", ["pack", "--pack-destination", tarballs], {
-      cwd: join(root, "packages", dir),
-      stdio: "pipe",
-    });
-  }
+  await packWorkspace(tarballs);
+  msw3Project = installMsw3();
+  msw3Project.catch(() => undefined); // its test reports the failure
   const overrides: Record<string, string> = {};
   for (const file of readdirSync(tarballs)) {
     const name = `@paykit/${file.replace(/^paykit-/, "").replace(/-\d+\.\d+\.\d+.*\.tgz$/, "")}`;
@@ -244,6 +268,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await mock?.close();
+  await msw3Project?.catch(() => undefined); // npm writes in the project until it is done
   if (project) rmSync(project, { recursive: true, force: true });
   const passed = [...results.keys()].filter((name) => settled.get(name) === "ok");
   console.log(
@@ -411,22 +436,8 @@ describe("@paykit/mock-server/msw with msw 2 and msw 3", () => {
     });
   });
 
-  it("msw 3.0.5 on Node 22: a paid PIX payin and a typed 404", () => {
-    const msw3 = join(project, "msw3");
-    mkdirSync(msw3, { recursive: true });
-    const overrides: Record<string, string> = {};
-    for (const file of readdirSync(join(project, "tarballs"))) {
-      const name = `@paykit/${file.replace(/^paykit-/, "").replace(/-\d+\.\d+\.\d+.*\.tgz$/, "")}`;
-      overrides[name] = `file:../tarballs/${file}`;
-    }
-    const dependencies = { ...overrides, msw: "3.0.5" };
-    const manifest = { name: "merchant-app-msw3", private: true, type: "module", dependencies, overrides };
-    writeFileSync(join(msw3, "package.json"), JSON.stringify(manifest, null, 2));
-    execFileSync("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error", "--ignore-scripts"], {
-      cwd: msw3,
-      stdio: "pipe",
-    });
-    expect(mswRoundTrip(bin("node22/bin/node"), msw3)).toEqual({
+  it("msw 3.0.5 on Node 22: a paid PIX payin and a typed 404", async () => {
+    expect(mswRoundTrip(bin("node22/bin/node"), await msw3Project)).toEqual({
       msw: "3.0.5",
       status: "APPROVED",
       error: "NotFoundError NOT_FOUND",

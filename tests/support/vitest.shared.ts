@@ -3,12 +3,19 @@
 // - workspace packages load from src/ through the `@paykit/source` export condition, or from dist/ for
 //   the suites that test what a merchant installs;
 // - timeouts sized for a loaded 2-core CI machine, where turbo runs every project's tests at once;
-// - every process a test file started is gone when the file ends (tests/support/cleanup.ts).
+// - every process a test file started is gone when the file ends (tests/support/cleanup.ts);
+// - a worker runs its files one after the other in one module cache (`isolate: false`): a fresh process
+//   per file re-imported the packages, zod, PGlite and the frameworks each time, about 120 of the ~700
+//   CPU-seconds of `npm test` (docs/decisions.md, "Test files share their worker"). A file restores
+//   what it stubs (fake timers, globals, spies) in its own hooks; a project whose files cannot be made
+//   to (module-level state under test, as in @paykit/browser) sets `isolate: true`;
+// - temporary files in RAM when the machine has a tmpfs with room (tests/support/ram-tmpdir.ts).
 // Type-level tests (`*.test-d.ts`) are checked by the `typecheck` task (one tsc program over every
 // project's src/ and test/: tsconfig.check.json), not a second time by vitest.
 import { fileURLToPath } from "node:url";
 import type { ViteUserConfig } from "vitest/config";
 import { BaseSequencer, type TestSpecification } from "vitest/node";
+import { useRamTmpdir } from "./ram-tmpdir.js";
 
 type TestOptions = NonNullable<ViteUserConfig["test"]>;
 
@@ -55,6 +62,7 @@ const cleanup = fileURLToPath(new URL("./cleanup.ts", import.meta.url));
 export function testProject(options: TestProjectOptions): ViteUserConfig {
   const { name, packages = "source", moduleCondition = true, setupFiles, startFirst, ...test } = options;
   const own = setupFiles === undefined ? [] : Array.isArray(setupFiles) ? setupFiles : [setupFiles];
+  useRamTmpdir();
   // Vitest runs Node tests in Vite's SSR environment, which takes its conditions from ssr.resolve:
   // both lists need `@paykit/source`, or tests would load a (possibly stale) dist/.
   const resolve =
@@ -81,6 +89,7 @@ export function testProject(options: TestProjectOptions): ViteUserConfig {
       testTimeout: 30_000,
       hookTimeout: 60_000,
       teardownTimeout: 30_000,
+      isolate: false,
       ...(startFirst ? { sequence: { sequencer: sequencerStarting(startFirst) } } : {}),
       ...test,
       setupFiles: [cleanup, ...own],

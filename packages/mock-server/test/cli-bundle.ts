@@ -1,11 +1,12 @@
 // The `paykit-mock` CLI for the tests that run it as a process of its own: its source bundled with
-// esbuild into one file, once per test file that asks, and run with plain `node`. Through tsx, each of
-// the suite's ~45 mock processes compiled and loaded the hundred source files one by one, about 0.7 s of
-// a core per start against 0.3 s for the bundle. The bundle is made from src/ when a test file first
-// asks, so it is never staler than the file's own imports. What this package's node_modules resolves
-// (PGlite, pg, msw, zod…) stays an import and loads as it does in the repository; the workspace's
-// packages are inlined from src/ (the `@paykit/source` condition). The file sits two levels under the
-// package, where the CLI's own lookups of ../../package.json find this package's.
+// esbuild into one file, once per test process that asks (a worker runs many files: vitest.shared.ts),
+// and run with plain `node`. Through tsx, each of the suite's ~45 mock processes compiled and loaded the
+// hundred source files one by one, about 0.7 s of a core per start against 0.3 s for the bundle. The
+// bundle is made from src/ when a test first asks in a run (a watch-mode re-run starts new workers), so
+// it is never staler than the tests' own imports. What this package's node_modules resolves (PGlite,
+// pg, msw, zod…) stays an import and loads as it does in the repository; the workspace's packages are
+// inlined from src/ (the `@paykit/source` condition). The file sits two levels under the package, where
+// the CLI's own lookups of ../../package.json find this package's.
 import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
 import { isBuiltin } from "node:module";
 import { dirname, join } from "node:path";

@@ -2,10 +2,11 @@
 // (`--data-dir`) or in PostgreSQL (`--store`). Each test starts from an empty store; when it closes, the
 // store is read back into a new engine and compared with the live one, so a change the engine forgot to
 // save fails the test that made it.
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect } from "vitest";
+import { removeOnExit } from "../../../scripts/processes.mjs";
 import { sharedPostgresUrl } from "../../../tests/support/services.js";
 import {
   type CreateEngineOptions,
@@ -24,21 +25,19 @@ import type { Harness } from "./fixtures.js";
 /** A durable store the acceptance suites run against. */
 export type StoreName = "pglite" | "postgres";
 
+// One database per engine and test process (a worker runs many files one after the other), each test
+// on emptied tables; the PGlite directory goes when the process ends, however it ends (a worker the
+// runner kills fires no "exit" event: those directories were left behind by the hundred).
 const databases = new Map<StoreName, Promise<SqlDatabase>>();
-const dirs: string[] = [];
-process.once("exit", () => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
 
-/** A database of this test file's own on the named engine, migrated (made on first use). */
+/** A database of this test process's own on the named engine, migrated (made on first use). */
 export function databaseFor(name: StoreName): Promise<SqlDatabase> {
   let db = databases.get(name);
   if (db === undefined) {
     db = (async () => {
       let opened: SqlDatabase;
       if (name === "pglite") {
-        const dir = mkdtempSync(join(tmpdir(), "paykit-acceptance-"));
-        dirs.push(dir);
+        const dir = removeOnExit(mkdtempSync(join(tmpdir(), "paykit-acceptance-")));
         opened = await openPglite(dir);
       } else {
         const url = await sharedPostgresUrl();
@@ -57,7 +56,7 @@ export function databaseFor(name: StoreName): Promise<SqlDatabase> {
 }
 
 /**
- * Opens the test file's database of a durable kind ahead of its tests, in a `beforeAll` with room for
+ * Opens the process's database of a durable kind ahead of a file's tests, in a `beforeAll` with room for
  * PGlite's initdb on a loaded machine (~2.5 s quiet, ~20 s seen on CI); a no-op for the other kinds.
  */
 export async function warmStore(kind: string): Promise<void> {

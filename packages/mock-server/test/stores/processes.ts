@@ -2,12 +2,14 @@
 // PostgreSQL database of their own, a webhook receiver that records what it gets, a load of payouts and
 // paid payins, and the check that nothing answered was lost.
 import type { ChildProcess } from "node:child_process";
+import { cpSync, existsSync, readdirSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { expect } from "vitest";
 import { spawnGroup } from "../../../../scripts/processes.mjs";
-import { sharedPostgresUrl } from "../../../../tests/support/services.js";
+import { sharedPgliteTemplate, sharedPostgresUrl } from "../../../../tests/support/services.js";
 import { openPostgres } from "../../src/stores/sql/sql-client.js";
 import { mockCli } from "../cli-bundle.js";
 import { basic, payoutBody, pixPayin } from "../fixtures.js";
@@ -33,6 +35,7 @@ export async function startMockProcess(
   args: string[],
   env: NodeJS.ProcessEnv = {},
 ): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
+  await fromTemplate(args);
   const child = spawnGroup(
     process.execPath,
     [
@@ -56,6 +59,21 @@ export async function startMockProcess(
   const first = await createInterface({ input: child.stdout! })[Symbol.asyncIterator]().next();
   if (first.done) throw new Error(`paykit-mock did not start: ${stderr}`);
   return { child, url: String(first.value).replace("Paykit mock listening on ", ""), stderr: () => stderr };
+}
+
+/**
+ * A `--data-dir` whose PGlite directory does not exist yet starts as a copy of the run's template, as the
+ * test processes' own do (test/pglite-from-template.ts): the process then opens an existing directory
+ * instead of running PGlite's initdb in WASM (~3 s of a core, up to 20 s on a loaded machine). What
+ * initdb makes is what is copied, so what the process opens and writes is the same.
+ */
+async function fromTemplate(args: string[]): Promise<void> {
+  const at = args.indexOf("--data-dir");
+  const dir = at === -1 ? undefined : args[at + 1];
+  if (dir === undefined) return;
+  const pglite = join(dir, "pglite"); // where the CLI keeps PGlite in its data directory
+  if (existsSync(pglite) && readdirSync(pglite).length > 0) return;
+  cpSync(await sharedPgliteTemplate(), pglite, { recursive: true });
 }
 
 let databases = 0;
