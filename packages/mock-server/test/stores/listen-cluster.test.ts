@@ -6,13 +6,11 @@
 import type { ChildProcess } from "node:child_process";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { createInterface } from "node:readline";
 import { Webhook } from "standardwebhooks";
 import { afterEach, expect, it } from "vitest";
-import { spawnGroup } from "../../../../scripts/processes.mjs";
 import { createHttpControl } from "../../src/control/http-client.js";
-import { mockCli } from "../cli-bundle.js";
 import { basic, payoutBody, pixPayin, ref } from "../fixtures.js";
+import { cliListener } from "../listen-attack-harness.js";
 import { ADMIN_TOKEN, killAll, newDatabase, startMockProcess } from "./processes.js";
 
 const NOWHERE = "http://127.0.0.1:9/webhooks";
@@ -81,41 +79,11 @@ afterEach(async () => {
   await receiverStop?.();
 });
 
-/** Starts `paykit-mock listen --json`; resolves once it is attached. */
-async function startListener(
-  url: string,
-  forwardTo: string,
-): Promise<{ child: ChildProcess; lines: string[] }> {
-  const child = spawnGroup(
-    process.execPath,
-    [
-      await mockCli(),
-      "listen",
-      "--url",
-      url,
-      "--keys",
-      `${KEYS.publicKey}:${KEYS.secretKey}`,
-      "--forward-to",
-      forwardTo,
-      "--json",
-    ],
-    { stdio: ["ignore", "pipe", "pipe"] },
-  );
-  listeners.push(child);
-  let stderr = "";
-  child.stderr?.on("data", (chunk) => {
-    stderr += chunk;
-  });
-  const lines: string[] = [];
-  const ready = new Promise<void>((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on("line", (line) => {
-      lines.push(line);
-      if ((JSON.parse(line) as { type: string }).type === "ready") resolve();
-    });
-    child.once("exit", (code) => reject(new Error(`paykit-mock listen exited (${code}): ${stderr}`)));
-  });
-  await ready;
-  return { child, lines };
+/** A real `paykit-mock listen --json` process on the sandbox, attached; killed after the test. */
+async function startListener(url: string, forwardTo: string) {
+  const listener = await cliListener(url, KEYS, forwardTo);
+  listeners.push(listener.child);
+  return listener;
 }
 
 it("brings one account's deliveries through the process that does not lead, and loses none when the listener and the receiver die", async () => {
@@ -163,7 +131,7 @@ it("brings one account's deliveries through the process that does not lead, and 
   // listener is killed, and the rounds go on
   await receiver.stop();
   await round(4);
-  listener.child.kill("SIGKILL");
+  await listener.kill();
   for (let n = 5; n < 8; n++) await round(n);
   await receiver.start();
   listener = await startListener(b.url, receiver.url);
@@ -213,7 +181,5 @@ it("brings one account's deliveries through the process that does not lead, and 
     expect(firsts, m.id).toEqual(m.statuses);
   }
   // the listener's own output: one line per delivery it posted, with the answer
-  expect(listener.lines.some((line) => (JSON.parse(line) as { type: string }).type === "delivery")).toBe(
-    true,
-  );
+  expect(listener.lines.some((line) => line.type === "delivery")).toBe(true);
 }, 240_000);
