@@ -106,4 +106,9 @@ export type {
 export { TRIGGER_SCENARIOS } from "./scenarios/scenarios.js";
 export { type TriggerKeys, TriggerRefusedError } from "./scenarios/target.js";
 export { type MockStoreOption, StoreInUseError } from "./stores/open-store.js";
-export { createMockServer, type MockServer, type MockServerOptions } from "./transports/node/server.js";
+export {
+  type AccountLoads,
+  createMockServer,
+  type MockServer,
+  type MockServerOptions,
+} from "./transports/node/server.js";

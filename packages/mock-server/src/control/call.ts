@@ -59,6 +59,11 @@ export interface ControlCall<Args extends unknown[] = never, Wire = unknown, Res
   readonly body: Schema | null;
   /** The query's schema; null: the call reads no query. */
   readonly query: Schema | null;
+  /**
+   * False for a call that never reads its account's records (a reset drops them): a store that
+   * reads accounts on use then reads the account's settings alone, at any size.
+   */
+  readonly readsRecords?: false;
   /** The method's arguments as a request. */
   request(...args: Args): ControlRequest;
   /** Runs the call on an engine's operations with its checked input; answers the HTTP body. */
@@ -82,6 +87,7 @@ export function controlCall<
   status?: 200 | 201;
   body: B;
   query: Q;
+  readsRecords?: false;
   request: (...args: Args) => ControlRequest;
   run: (ops: ControlOperations, input: ControlInput<Checked<B>, Checked<Q>>) => Wire | Promise<Wire>;
   result?: (wire: Wire) => Result;

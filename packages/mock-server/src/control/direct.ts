@@ -2,8 +2,10 @@ import { validate } from "@paykit/contract";
 import type * as z from "zod/mini";
 import type { ControlOperations } from "../domain/control.js";
 import { ApiError } from "../domain/errors.js";
+import type { AccountNeeds, StatePersistence } from "../domain/persistence.js";
 import type { ControlCall, ControlRequest } from "./call.js";
 import { controlFrom, type MockControl, MockControlError } from "./mock-control.js";
+import { callNeeds } from "./needs.js";
 import { CONTROL_CALLS, LIST_CALLS } from "./table.js";
 
 /** Checks a call's input against its schema, as the HTTP route does: `INVALID_DATA` with details otherwise. */
@@ -20,24 +22,46 @@ export function definedQuery(query: ControlRequest["query"]): Record<string, str
   return defined;
 }
 
+/** What an in-process engine's durable store offers its direct control (see {@link StatePersistence}). */
+export interface DirectControlStore {
+  saved(): Promise<void>;
+  prepare?(needs: AccountNeeds): Promise<() => void>;
+}
+
 /**
  * The {@link MockControl} of an in-process engine: each call of the control table run on its
- * operations with the same checks as over HTTP, no HTTP. With a durable store (`saved`), a call
- * resolves once its changes are saved, like an HTTP call (and rejects with the store's 503 when not).
+ * operations with the same checks as over HTTP, no HTTP. With a durable store, the accounts a call
+ * names are read in first, and a call resolves once its changes are saved, like an HTTP call (and
+ * rejects with the store's 503 when not). In-process calls are the admin's.
  */
-export function directControl(ops: ControlOperations, saved?: () => Promise<void>): MockControl {
+export function directControl(ops: ControlOperations, store?: DirectControlStore): MockControl {
   async function send<W>(call: ControlCall<never, W, unknown>, request: ControlRequest): Promise<W> {
+    let release = () => {};
     try {
+      if (store?.prepare !== undefined) {
+        const body = (request.body ?? {}) as Record<string, unknown>;
+        const text = (value: unknown) => (typeof value === "string" ? value : undefined);
+        release = await store.prepare(
+          callNeeds(call, {
+            id: request.id ?? "",
+            accountId: text(call.scope === "bodyAccount" ? body.accountId : request.query?.accountId),
+            publicKey: call.scope === "open" ? text(body.publicKey) : undefined,
+            admin: true,
+          }),
+        );
+      }
       const body = call.body === null ? undefined : checkedInput(call.body, request.body ?? {});
       const query = call.query === null ? {} : checkedInput(call.query, definedQuery(request.query));
       const input = { id: request.id ?? "", body, query, caller: undefined };
       const wire = await call.run(ops, input as never);
-      if (saved !== undefined) await saved();
+      if (store !== undefined) await store.saved();
       return wire;
     } catch (error) {
       if (error instanceof ApiError)
         throw new MockControlError(error.status, error.code, error.message, error.details);
       throw error;
+    } finally {
+      release();
     }
   }
   return controlFrom(send, CONTROL_CALLS, LIST_CALLS);

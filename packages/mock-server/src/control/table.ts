@@ -108,6 +108,7 @@ export const CONTROL_CALLS = {
     summary: "Reset one account to its creation (id, keys and webhook secret kept)",
     body: null,
     query: null,
+    readsRecords: false,
     request: (accountId: string) => ({ id: accountId }),
     run: (ops, { id }) => ops.resetAccount(id),
   }),

@@ -266,6 +266,11 @@ export class Listeners {
     this.#retired.clear();
   }
 
+  /** Whether a listener is attached to the account (its deliveries go to it, so it stays in memory). */
+  holds(accountId: string): boolean {
+    return this.#live(accountId) !== null;
+  }
+
   /** The account's listener while it is attached: polling now, or polled within the lease. */
   #live(accountId: string): Listener | null {
     const listener = this.#byAccount.get(accountId);

@@ -117,6 +117,8 @@ export class Outbox {
   readonly #byResource = new Map<string, DeliveryState[]>();
   readonly #signers = new Map<string, Webhook>();
   #held: DeliveryState[] = [];
+  /** Deliveries started and not finished, per account. */
+  readonly #sending = new Map<string, number>();
   #holdTimer: ReturnType<typeof setTimeout> | undefined;
   #closed = false;
   /** Set by a durable store; null in memory mode. */
@@ -335,6 +337,24 @@ export class Outbox {
     this.#drop((d) => d.entry.accountId === accountId);
   }
 
+  /** Forgets several accounts' deliveries in one pass over the log (accounts a store took out of memory). */
+  forgetAccounts(accountIds: ReadonlySet<string>): void {
+    this.#drop((d) => accountIds.has(d.entry.accountId));
+  }
+
+  /** How many deliveries of an account the log holds. */
+  countOf(accountId: string): number {
+    return this.#byAccount.get(accountId)?.length ?? 0;
+  }
+
+  /**
+   * Whether an account has a delivery on its way (being sent, or about to be) or held for
+   * out-of-order mode: such an account stays in memory until it is done.
+   */
+  busy(accountId: string): boolean {
+    return (this.#sending.get(accountId) ?? 0) > 0 || this.#held.some((d) => d.entry.accountId === accountId);
+  }
+
   /**
    * Forgets the deliveries of records dropped by the retention limit (`maxRecords`), and tells a
    * durable store, which deletes them too. The dropped records are the oldest, so their deliveries
@@ -445,8 +465,13 @@ export class Outbox {
       const delivered = await this.#attempt(d);
       if (delivered && d.duplicate) await this.#attempt(d);
     };
+    const accountId = d.entry.accountId;
+    this.#sending.set(accountId, (this.#sending.get(accountId) ?? 0) + 1);
     d.inFlight = run().finally(() => {
       d.inFlight = null;
+      const left = (this.#sending.get(accountId) ?? 1) - 1;
+      if (left > 0) this.#sending.set(accountId, left);
+      else this.#sending.delete(accountId);
     });
   }
 

@@ -19,7 +19,8 @@ import { PayoutRecord, payoutJson, recordStatus } from "./records.js";
 import { MOCK_ACQUIRER_ISPB, type MockState } from "./state.js";
 import type { TraceContext } from "./trace-context.js";
 
-const ADVANCEABLE: ReadonlySet<string> = new Set(["PENDING", "APPROVED", "PROCESSING"]);
+/** The payout statuses an automatic step moves on. */
+export const ADVANCEABLE: ReadonlySet<string> = new Set(["PENDING", "APPROVED", "PROCESSING"]);
 
 /**
  * Creates a payout from a POST /payout body. Checks run in this order: shape, fee, directory,

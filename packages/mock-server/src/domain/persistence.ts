@@ -20,11 +20,33 @@ export interface StatePersistence {
    */
   readonly reloads?: number;
   /**
+   * Reads into memory the accounts a request needs before it runs (a store that loads accounts on
+   * use); answers a release to call once the request's changes are saved, after which an idle
+   * account may leave memory again. Absent: every account is in memory.
+   */
+  prepare?(needs: AccountNeeds): Promise<() => void>;
+  /**
    * The retention sweep of a store with its own clock: removes the accounts unused for `retentionMs`
    * and deletes their rows in batches; answers the accounts removed. Without it, the engine sweeps
    * its memory on the real clock.
    */
   sweep?(retentionMs: number): Promise<string[]>;
+}
+
+/**
+ * What a request names, for a store that reads accounts into memory on use: accounts by id, by the
+ * public key of their credentials, or by a resource they hold; `all` for a call about every account.
+ */
+export interface AccountNeeds {
+  all?: boolean;
+  accountIds?: string[];
+  /** Accounts by id whose records the request never reads (a reset): their settings suffice. */
+  bareAccountIds?: string[];
+  publicKeys?: string[];
+  payinIds?: string[];
+  payoutIds?: string[];
+  deliveryIds?: string[];
+  threeDSTransactionIds?: string[];
 }
 
 /**

@@ -1,38 +1,80 @@
-// Puts a durable store's saved state back into an engine at start, and arms again the work that was
-// due: expiries, reserve releases, automatic payout steps, webhook retries. Nothing scheduled is saved
-// as such: each is derived from the records, as the code that scheduled it first would.
+// Puts a durable store's saved state back into an engine, and arms again the work that was due:
+// expiries, reserve releases, automatic payout steps, webhook retries. Nothing scheduled is saved as
+// such: each is derived from the records, as the code that scheduled it first would. A store reads
+// the sandbox and its default account at start, and every other account when a request needs it
+// (see stores/account-loader.ts): each goes in with `adoptSavedAccount`.
 import type { Account } from "./accounts.js";
 import { BOLETO_EXPIRY_MS, PIX_EXPIRY_MS, scheduleReserveRelease, THREE_DS_EXPIRY_MS } from "./payins.js";
 import { scheduleAdvance } from "./payouts.js";
-import { accountFrom, payinFrom, payoutFrom, type SavedState } from "./saved.js";
+import {
+  accountFrom,
+  payinFrom,
+  payoutFrom,
+  type SavedAccountRecords,
+  type SavedStart,
+  type SavedState,
+} from "./saved.js";
 import type { MockState } from "./state.js";
 
 /**
- * Replaces the state's content by a saved one. The default account is the saved one unless the
- * engine was given fixed keys (`--default-keys`) that no saved account holds: that account is then
- * opened, once, and becomes the default.
+ * Replaces the state's content by the sandbox a store holds and its default account; the other
+ * accounts stay in the store until used. The default account is the saved one unless the engine was
+ * given fixed keys (`--default-keys`) that no saved account holds: that account is then opened, once,
+ * and becomes the default.
  */
+export function restoreStart(state: MockState, saved: SavedStart): void {
+  const fixed = state.defaultAccountParams;
+  state.clearForRestore();
+  state.clock.offsetMs = saved.sandbox.clockOffsetMs;
+  state.boletoSeq = saved.sandbox.boletoSeq;
+  for (const entry of saved.sandbox.pixKeys) state.directory.register(entry);
+  const loaded = saved.defaultAccount === null ? null : adoptSavedAccount(state, saved.defaultAccount);
+  const usable = loaded !== null && (!state.defaultKeysFixed || loaded.publicKey === fixed.publicKey);
+  chooseDefault(state, usable ? loaded : state.createAccount(fixed));
+}
+
+/** Replaces the state's content by a whole saved state (every account read at once). */
 export function restoreState(state: MockState, saved: SavedState): void {
   const fixed = state.defaultAccountParams;
   state.clearForRestore();
   state.clock.offsetMs = saved.sandbox.clockOffsetMs;
   state.boletoSeq = saved.sandbox.boletoSeq;
   for (const entry of saved.sandbox.pixKeys) state.directory.register(entry);
+  const byAccount = new Map<string, SavedAccountRecords>();
+  for (const account of saved.accounts)
+    byAccount.set(account.id, { account, payins: [], payouts: [], deliveries: [] });
+  for (const p of saved.payins) byAccount.get(p.accountId)?.payins.push(p);
+  for (const p of saved.payouts) byAccount.get(p.accountId)?.payouts.push(p);
+  for (const d of saved.deliveries) byAccount.get(d.accountId)?.deliveries.push(d);
+  const accounts = [...byAccount.values()].map((records) => adoptSavedAccount(state, records));
+  const chosen = state.defaultKeysFixed
+    ? accounts.find((a) => a.publicKey === fixed.publicKey)
+    : accounts.find((a) => a.id === saved.sandbox.defaultAccountId);
+  chooseDefault(state, chosen ?? state.createAccount(fixed));
+}
 
-  const accounts = new Map<string, Account>();
-  for (const s of saved.accounts) {
-    const account = accountFrom(s);
-    state.adoptAccount(account, s.clockOffsetMs);
-    accounts.set(account.id, account);
+function chooseDefault(state: MockState, account: Account): void {
+  const fixed = state.defaultAccountParams;
+  if (state.defaultWebhookSecretFixed && account.webhookSecret !== fixed.webhookSecret) {
+    account.update({ webhookSecret: fixed.webhookSecret as string });
+    state.changes?.account(account.id);
   }
+  state.useDefaultAccount(account);
+  state.changes?.sandbox();
+}
+
+/**
+ * Takes one saved account with its records into the state and arms its work: what was due while
+ * nobody held it in memory runs now.
+ */
+export function adoptSavedAccount(state: MockState, saved: SavedAccountRecords): Account {
+  const account = accountFrom(saved.account);
+  const time = state.adoptAccount(account, saved.account.clockOffsetMs);
   for (const s of saved.payins) {
-    const account = accounts.get(s.accountId);
-    if (account === undefined) continue;
     const payin = payinFrom(s, account);
     state.payins.add(payin);
     account.insertPayin(payin);
     if (payin.threeDS) state.payinsByThreeDSTransaction.set(payin.threeDS.transactionId, payin);
-    const time = state.timeOf(account.id);
     if (payin.status === "PENDING" && payin.paymentMethod === "PIX")
       time.scheduler.scheduleIn(time.pixExpiries, payin.createdAt + PIX_EXPIRY_MS, payin);
     else if (payin.status === "PENDING" && payin.paymentMethod === "BOLETO")
@@ -42,8 +84,6 @@ export function restoreState(state: MockState, saved: SavedState): void {
     scheduleReserveRelease(state, account, payin);
   }
   for (const s of saved.payouts) {
-    const account = accounts.get(s.accountId);
-    if (account === undefined) continue;
     const payout = payoutFrom(s);
     account.insertPayout(payout);
     // the totals are saved; only the per-status counts of the list's `total` are rebuilt
@@ -51,16 +91,6 @@ export function restoreState(state: MockState, saved: SavedState): void {
     scheduleAdvance(state, account, payout);
   }
   state.outbox.restore(saved.deliveries, (accountId) => state.signingSecretsOf(accountId));
-
-  const chosen = state.defaultKeysFixed
-    ? [...accounts.values()].find((a) => a.publicKey === fixed.publicKey)
-    : accounts.get(saved.sandbox.defaultAccountId);
-  const account = chosen ?? state.createAccount(fixed);
-  if (state.defaultWebhookSecretFixed && account.webhookSecret !== fixed.webhookSecret) {
-    account.update({ webhookSecret: fixed.webhookSecret as string });
-    state.changes?.account(account.id);
-  }
-  state.useDefaultAccount(account);
-  state.changes?.sandbox();
-  state.armAll();
+  time.scheduler.arm();
+  return account;
 }

@@ -107,6 +107,24 @@ export interface SavedState {
   deliveries: SavedDelivery[];
 }
 
+/** One account as saved with its records: what a store reads when a request needs the account. */
+export interface SavedAccountRecords {
+  account: SavedAccount;
+  /** Oldest first (id order). */
+  payins: SavedPayin[];
+  /** Oldest first (id order). */
+  payouts: SavedPayout[];
+  /** Oldest first. */
+  deliveries: SavedDelivery[];
+}
+
+/** What a store reads at start: the sandbox and its default account, no other (they load on use). */
+export interface SavedStart {
+  sandbox: SavedSandbox;
+  /** Null when the store holds no such account (fixed keys no saved account has). */
+  defaultAccount: SavedAccountRecords | null;
+}
+
 /** An account as saved. */
 export function savedAccount(a: Account, clockOffsetMs: number): SavedAccount {
   return {

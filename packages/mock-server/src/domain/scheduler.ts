@@ -110,15 +110,7 @@ export class Scheduler {
     this.#timer = undefined;
     this.#armedAt = Number.POSITIVE_INFINITY;
     if (this.#stopped) return;
-    let top = this.#heap.peek();
-    while (top?.cancelled) {
-      this.#heap.pop();
-      top = this.#heap.peek();
-    }
-    const at = Math.min(
-      top?.at ?? Number.POSITIVE_INFINITY,
-      this.#firstLane()?.headAt ?? Number.POSITIVE_INFINITY,
-    );
+    const at = this.nextAt();
     if (at === Number.POSITIVE_INFINITY) return;
     const delay = Math.min(Math.max(0, at - this.#clock.now()), MAX_TIMER_MS);
     this.#armedAt = at;
@@ -129,6 +121,19 @@ export class Scheduler {
       this.arm();
     }, delay);
     unrefTimer(this.#timer);
+  }
+
+  /** When the earliest task is due on the mock clock (epoch ms); Infinity when none waits. */
+  nextAt(): number {
+    let top = this.#heap.peek();
+    while (top?.cancelled) {
+      this.#heap.pop();
+      top = this.#heap.peek();
+    }
+    return Math.min(
+      top?.at ?? Number.POSITIVE_INFINITY,
+      this.#firstLane()?.headAt ?? Number.POSITIVE_INFINITY,
+    );
   }
 
   /** Drops every task and the timer. */

@@ -340,6 +340,36 @@ export class MockState {
   }
 
   /**
+   * Takes accounts out of memory without changing them (a store that loads accounts on use keeps its
+   * memory bounded): their records, deliveries and schedule go, the store keeps them, and the next
+   * request that needs one reads it back. Their PIX keys and the bank page's tokens stay: the
+   * directory is saved with the sandbox, and a shopper's open page must still post back. The default
+   * account stays. Answers the accounts taken out.
+   */
+  unloadAccounts(accountIds: Iterable<string>): string[] {
+    const unloaded: string[] = [];
+    for (const accountId of accountIds) {
+      const account = this.accounts.get(accountId);
+      if (account === undefined || account === this.defaultAccount) continue;
+      for (const payin of account.payins) {
+        if (this.payins.get(payin.id) === payin) this.payins.delete(payin.id);
+        if (payin.threeDS) this.payinsByThreeDSTransaction.delete(payin.threeDS.transactionId);
+      }
+      this.accounts.delete(accountId);
+      this.accountsByPublicKey.delete(account.publicKey);
+      this.#times.get(accountId)?.scheduler.stop();
+      this.#times.delete(accountId);
+      unloaded.push(accountId);
+    }
+    if (unloaded.length === 0) return unloaded;
+    // credentials already checked point at the objects gone
+    this.authenticator.clear();
+    const gone = new Set(unloaded);
+    this.outbox.forgetAccounts(gone);
+    return unloaded;
+  }
+
+  /**
    * Stamps an account's last use (a merchant request or a control call about it), at most once a
    * minute each: a durable store writes the stamp with the next save, on its own clock.
    */

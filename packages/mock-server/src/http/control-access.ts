@@ -69,13 +69,18 @@ export function authorizeSharedControlCall(
 }
 
 /** The `accountId` a control body names, if any (a body that is not JSON concerns everyone). */
-function accountIdInBody(body: string | null): string | undefined {
+export function accountIdInBody(body: string | null): string | undefined {
+  return textInBody(body, "accountId");
+}
+
+/** A text field of a JSON body, if the body is a JSON object holding one. */
+export function textInBody(body: string | null, field: string): string | undefined {
   if (body === null) return undefined;
   try {
     const value = JSON.parse(body) as unknown;
-    const accountId =
-      typeof value === "object" && value !== null ? (value as { accountId?: unknown }).accountId : undefined;
-    return typeof accountId === "string" ? accountId : undefined;
+    const text =
+      typeof value === "object" && value !== null ? (value as Record<string, unknown>)[field] : undefined;
+    return typeof text === "string" ? text : undefined;
   } catch {
     return undefined;
   }

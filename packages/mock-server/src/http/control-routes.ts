@@ -3,13 +3,14 @@
 // query (checked by its schema) and its operation. Nothing about one call is written here.
 import type { ControlCall } from "../control/call.js";
 import { checkedInput } from "../control/direct.js";
+import { callNeeds } from "../control/needs.js";
 import { controlOpenApiDocument } from "../control/openapi.js";
 import { CONTROL_CALLS } from "../control/table.js";
 import type { ControlOperations } from "../domain/control.js";
 import { ApiError } from "../domain/errors.js";
 import type { MockState } from "../domain/state.js";
 import { controlBody, documentRoute, noBody, ok } from "./bodies.js";
-import { accessOf } from "./control-access.js";
+import { accessOf, accountIdInBody, textInBody } from "./control-access.js";
 import type { Route } from "./router.js";
 
 // Query values that are numbers or booleans on the typed side; the rest stay text for the schema.
@@ -47,6 +48,16 @@ function routeOf(
     path: `/_mock${call.path}`,
     kind: "control",
     access: ({ req, params }) => accessOf(call.scope, state, req, params),
+    needs: ({ req, params }, admin) =>
+      callNeeds(call, {
+        id: params.id ?? "",
+        accountId:
+          call.scope === "bodyAccount"
+            ? accountIdInBody(req.body)
+            : new URLSearchParams(req.query).get("accountId") || undefined,
+        publicKey: call.scope === "open" ? textInBody(req.body, "publicKey") : undefined,
+        admin,
+      }),
     handle: async ({ req, params, caller }) => {
       let body: unknown;
       // a call that takes no body refuses one (`null`, `[]`, `42`, fields) before it acts

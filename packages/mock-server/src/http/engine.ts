@@ -3,8 +3,9 @@ import type { MockControl } from "../control/mock-control.js";
 import type { AccountKeys } from "../domain/accounts.js";
 import { ControlOperations } from "../domain/control.js";
 import { ApiError } from "../domain/errors.js";
+import { constantTimeEqual } from "../domain/ids.js";
 import { expireOnClock } from "../domain/payins.js";
-import { changesNotStored, type StatePersistence } from "../domain/persistence.js";
+import { type AccountNeeds, changesNotStored, type StatePersistence } from "../domain/persistence.js";
 import { startRetention } from "../domain/retention.js";
 import { type EngineOptions, MockState } from "../domain/state.js";
 import { authorizeSharedControlCall, checkAdminToken } from "./control-access.js";
@@ -86,6 +87,22 @@ function withoutBody(response: EngineResponse): EngineResponse {
   return { ...response, headers: { ...response.headers, "content-length": String(length) }, body: null };
 }
 
+const noRelease = () => {};
+
+/** The public key of a request's Basic credentials, if it carries any. */
+function basicPublicKey(header: string | undefined): string | undefined {
+  const match = /^Basic\s+(\S+)\s*$/i.exec(header ?? "");
+  if (match?.[1] === undefined) return undefined;
+  let decoded: string;
+  try {
+    decoded = new TextDecoder().decode(Uint8Array.from(atob(match[1]), (c) => c.charCodeAt(0)));
+  } catch {
+    return undefined;
+  }
+  const colon = decoded.indexOf(":");
+  return colon > 0 ? decoded.slice(0, colon) : undefined;
+}
+
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function bodyBytes(text: string): number {
@@ -126,6 +143,51 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
       if (req.method === "HEAD") return withoutBody(await answer({ ...req, method: "GET" }));
       return answer(req);
     }
+    let release = noRelease;
+    if (persistence.prepare !== undefined) {
+      try {
+        release = await persistence.prepare(needsOf(req));
+      } catch (error) {
+        if (error instanceof ApiError) return errorResponse(error);
+        onError?.(error);
+        return errorResponse(
+          new ApiError(
+            "INTERNAL_ERROR",
+            "the mock could not read this request's account from its store; nothing was changed: send it again",
+            { status: 503, headers: { "retry-after": "1" } },
+          ),
+        );
+      }
+    }
+    try {
+      return await answerSaved(req, persistence);
+    } finally {
+      release();
+    }
+  }
+
+  /** The accounts a request needs in memory: its caller's, and those its route names. */
+  function needsOf(req: EngineRequest): AccountNeeds {
+    const key = basicPublicKey(req.header("authorization"));
+    let needs: AccountNeeds = {};
+    try {
+      const { route, params } = router.match(req.method === "HEAD" ? "GET" : req.method, req.path);
+      if (route.needs !== undefined) needs = route.needs({ req, params }, isAdmin(req));
+    } catch {
+      // no such route: the request is answered 404 (or 405) from what is in memory
+    }
+    return key === undefined ? needs : { ...needs, publicKeys: [...(needs.publicKeys ?? []), key] };
+  }
+
+  /** Whether a request may make calls about every account: the admin token, or none is set. */
+  function isAdmin(req: EngineRequest): boolean {
+    const token = options.adminToken;
+    if (token === undefined) return true;
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(req.header("authorization") ?? "");
+    return match?.[1] !== undefined && constantTimeEqual(match[1], token);
+  }
+
+  async function answerSaved(req: EngineRequest, persistence: StatePersistence): Promise<EngineResponse> {
     const reloads = persistence.reloads;
     const response =
       req.method === "HEAD" ? withoutBody(await answer({ ...req, method: "GET" })) : await answer(req);
@@ -207,7 +269,7 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
   return {
     handle: (request, base) => handleWebRequest(request, dispatch, base),
     dispatch,
-    control: directControl(ops, persistence === undefined ? undefined : () => persistence.saved()),
+    control: directControl(ops, persistence),
     get account() {
       return state.keysOf(state.defaultAccount);
     },

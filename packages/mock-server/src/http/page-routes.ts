@@ -1,5 +1,6 @@
 // Customer-facing pages: the boleto PDF, the open finance bank page, the acquirer's 3DS script and
 // challenge, the dashboard shell and the OpenAPI document.
+
 import { buildOpenApiDocument } from "@paykit/contract/openapi";
 import { ChallengeBody } from "../domain/control-params.js";
 import { ApiError, invalidData } from "../domain/errors.js";
@@ -13,6 +14,7 @@ import { renderDashboardPage } from "../pages/dashboard.js";
 import { openFinanceDonePage, openFinancePage } from "../pages/open-finance-page.js";
 import { threeDSScript } from "../pages/three-ds-script.js";
 import { apiBody, checked, documentRoute } from "./bodies.js";
+import { textInBody } from "./control-access.js";
 import { type EngineRequest, isJsonContentType, json, parseJsonBody } from "./messages.js";
 import { isCrossOrigin } from "./origin-guard.js";
 import type { Route } from "./router.js";
@@ -51,6 +53,7 @@ export function pageRoutes(state: MockState): Route[] {
       method: "GET",
       path: "/_mock/boleto/:file",
       kind: "page",
+      needs: ({ params }) => ({ payinIds: [params.file!.replace(/\.pdf$/, "")] }),
       handle: ({ params }) => {
         const id = params.file!.replace(/\.pdf$/, "");
         const payin = state.payins.get(id);
@@ -78,6 +81,7 @@ export function pageRoutes(state: MockState): Route[] {
       method: "GET",
       path: "/_mock/open-finance/:id",
       kind: "page",
+      needs: ({ params }) => ({ payinIds: [params.id!] }),
       handle: ({ req, params }) => {
         const { payin, token } = bankAuthorization(state, params.id!);
         const { customer } = orderOf(payin);
@@ -97,6 +101,7 @@ export function pageRoutes(state: MockState): Route[] {
       method: "POST",
       path: "/_mock/open-finance/:id",
       kind: "page",
+      needs: ({ params }) => ({ payinIds: [params.id!] }),
       handle: ({ req, params }) => {
         refuseCrossOrigin(req);
         const type = req.header("content-type") ?? "";
@@ -139,6 +144,7 @@ export function pageRoutes(state: MockState): Route[] {
       method: "GET",
       path: "/_mock/acquirer/challenge",
       kind: "page",
+      needs: ({ req }) => ({ threeDSTransactionIds: [new URLSearchParams(req.query).get("tx") ?? ""] }),
       handle: ({ req }) => {
         const query = new URLSearchParams(req.query);
         const tx = query.get("tx") ?? "";
@@ -173,6 +179,7 @@ export function pageRoutes(state: MockState): Route[] {
       method: "POST",
       path: "/_mock/acquirer/challenge",
       kind: "page",
+      needs: ({ req }) => ({ threeDSTransactionIds: [textInBody(req.body, "tx") ?? ""] }),
       handle: ({ req }) => {
         // Only the challenge page itself (the mock's origin, inside the checkout's iframe) decides.
         refuseCrossOrigin(req);

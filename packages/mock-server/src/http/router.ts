@@ -1,4 +1,5 @@
 import { ApiError } from "../domain/errors.js";
+import type { AccountNeeds } from "../domain/persistence.js";
 import type { ControlAccess } from "./control-access.js";
 import type { EngineRequest, EngineResponse } from "./messages.js";
 
@@ -21,6 +22,11 @@ export interface Route {
   kind: RouteKind;
   /** Whom a control call concerns, for a shared sandbox's access rules (a control route without it is global). */
   access?: (call: RouteCall) => ControlAccess;
+  /**
+   * The accounts the route needs in memory besides the caller's own (a store that reads accounts on
+   * use reads them first); `admin`: the caller may make calls about every account. None: only the caller's.
+   */
+  needs?: (call: RouteCall, admin: boolean) => AccountNeeds;
   handle(call: RouteCall): EngineResponse | Promise<EngineResponse>;
 }
 

@@ -26,8 +26,26 @@ export interface DurableStore {
   readonly persistence: StatePersistence;
   /** Batches committed so far. */
   readonly batches: number;
+  /** Accounts read in on use, and taken out of memory again, so far. */
+  readonly accountLoads: { loads: number; unloads: number };
   /** Waits for the last save, releases the store and closes its database. Idempotent. */
   close(): Promise<void>;
+}
+
+/** How a durable store reads accounts on use. */
+export interface StoreLoading {
+  /** The default account's fixed public key (`--default-keys`): that account is read at start. */
+  defaultPublicKey?: string;
+  /** Records idle accounts may hold in memory together (`--cache-records`). @default 100000 */
+  cacheRecords?: number;
+}
+
+/** How a durable store reads accounts on use, from an engine's options (its fixed default keys). */
+export function storeLoading(options: {
+  defaultAccount?: { publicKey?: string; secretKey?: string };
+}): StoreLoading {
+  const fixed = options.defaultAccount;
+  return fixed?.publicKey && fixed.secretKey ? { defaultPublicKey: fixed.publicKey } : {};
 }
 
 /** Another mock process holds the data directory. */
@@ -39,7 +57,9 @@ export class StoreInUseError extends Error {
 export async function openDurableStore(
   option: { dataDir: string },
   onError: (error: unknown) => void = () => {},
+  loading: StoreLoading = {},
 ): Promise<DurableStore> {
+  const { defaultPublicKey, cacheRecords } = loading;
   const dir = resolve(option.dataDir);
   mkdirSync(dir, { recursive: true });
   const unlock = lockDirectory(dir);
@@ -55,7 +75,12 @@ export async function openDurableStore(
     await migrate(db);
     const store = new SqlStateStore(db);
     // one process holds the directory: after a failed save it reads the committed state back itself
-    persister = new Persister(store, await store.load(), onError, { reload: () => store.load() }, store);
+    // the sandbox and its default account now; every other account when a request needs it
+    const start = () => store.loadStart(defaultPublicKey);
+    persister = new Persister(store, await start(), onError, { reload: start }, store, {
+      source: store,
+      ...(cacheRecords === undefined ? {} : { cacheRecords }),
+    });
   } catch (error) {
     await db.close().catch(() => {});
     unlock();
@@ -68,6 +93,9 @@ export async function openDurableStore(
     persistence: persister,
     get batches() {
       return persister.batches;
+    },
+    get accountLoads() {
+      return persister.accountLoads;
     },
     close() {
       closing ??= (async () => {

@@ -5,10 +5,13 @@
 // waiting, and every later one, is answered 503 (not stored), no webhook of them is sent, and the state
 // goes back to what the store holds (read back in place, or by the next leader).
 import { type ChangeSet, ChangeTracker } from "../domain/changes.js";
+import { nextDueOf } from "../domain/next-due.js";
+import type { AccountNeeds } from "../domain/persistence.js";
 import { changesNotStored, type StatePersistence } from "../domain/persistence.js";
-import { restoreState } from "../domain/restore.js";
-import { type SavedState, savedAccount, savedPayin, savedPayout } from "../domain/saved.js";
+import { restoreStart, restoreState } from "../domain/restore.js";
+import { type SavedStart, type SavedState, savedAccount, savedPayin, savedPayout } from "../domain/saved.js";
 import type { MockState } from "../domain/state.js";
+import { AccountLoader, type AccountLoaderOptions, type AccountSource } from "./account-loader.js";
 import { CommitUnknownError } from "./sql/sql-client.js";
 import type { SaveBatch } from "./sql/state-store.js";
 
@@ -28,12 +31,23 @@ export interface StoreSweeper {
 /** What a persister does once a save failed and its engine's state holds changes its store does not. */
 export type AfterFailedSave =
   /** Reads the committed state back into the same engine (`--data-dir`: one process holds the store). */
-  | { reload: () => Promise<SavedState | null> }
+  | { reload: () => Promise<Saved | null> }
   /** Hands over: the caller drops the engine, and a leader reads the committed state back (`--store`). */
   | { giveUp: (error: unknown) => void };
 
 /** The pause between two reads of the store after failed saves, so a store that keeps failing is not hammered. */
 const RELOAD_PAUSE_MS = 1_000;
+
+/**
+ * What a store hands a new engine: the whole state, or (a store that loads accounts on use, with an
+ * {@link AccountSource}) the sandbox and its default account.
+ */
+export type Saved = SavedState | SavedStart;
+
+/** Where a persister reads accounts on use, and how many records its idle accounts may hold. */
+export interface LoadOnUse extends AccountLoaderOptions {
+  source: AccountSource;
+}
 
 interface Waiter {
   resolve(): void;
@@ -43,7 +57,11 @@ interface Waiter {
 /** Saves a {@link MockState}'s changes through a {@link BatchWriter}; see {@link StatePersistence}. */
 export class Persister implements StatePersistence {
   readonly #writer: BatchWriter;
-  readonly #saved: SavedState | null;
+  readonly #saved: Saved | null;
+  readonly #loadOnUse: LoadOnUse | null;
+  #loader: AccountLoader | null = null;
+  /** A save under way removes accounts or resets the sandbox: reads of accounts wait for it. */
+  #structural: Promise<void> | null = null;
   readonly #onError: (error: unknown) => void;
   readonly #afterFailure: AfterFailedSave;
   readonly #sweeper: StoreSweeper | null;
@@ -74,11 +92,13 @@ export class Persister implements StatePersistence {
 
   constructor(
     writer: BatchWriter,
-    saved: SavedState | null,
+    saved: Saved | null,
     onError: (error: unknown) => void = () => {},
     afterFailure: AfterFailedSave = { giveUp: () => {} },
     sweeper: StoreSweeper | null = null,
+    loadOnUse: LoadOnUse | null = null,
   ) {
+    this.#loadOnUse = loadOnUse;
     this.#sweeper = sweeper;
     this.#writer = writer;
     this.#saved = saved;
@@ -99,10 +119,40 @@ export class Persister implements StatePersistence {
       this.#tracker.everything();
       this.#tracker.account(state.defaultAccount.id);
     } else {
-      restoreState(state, this.#saved);
+      restore(state, this.#saved);
       // what a process that stopped mid-purge left behind (retention off or not)
       void this.#purge();
     }
+    const loadOnUse = this.#loadOnUse;
+    if (loadOnUse !== null) {
+      this.#loader = new AccountLoader(
+        state,
+        loadOnUse.source,
+        (error) => this.#onError(error),
+        () => !this.#failed && !this.#stopped && this.#written >= this.#marked && !this.#writing,
+        loadOnUse,
+      );
+      this.#loader.restarted();
+      this.#loader.start();
+    }
+  }
+
+  /** Accounts read in and taken out by the loader so far (0 without one). */
+  get accountLoads(): { loads: number; unloads: number } {
+    return { loads: this.#loader?.loads ?? 0, unloads: this.#loader?.unloads ?? 0 };
+  }
+
+  /** Takes idle accounts out of memory now, past the cache's records (the tests' handle on it). */
+  evictIdle(): number {
+    return this.#loader?.evict() ?? 0;
+  }
+
+  async prepare(needs: AccountNeeds): Promise<() => void> {
+    const loader = this.#loader;
+    if (loader === null) return () => {};
+    // a removal or sandbox reset not committed yet: the store would still show what it removes
+    while (this.#structural !== null) await this.#structural.catch(() => {});
+    return loader.prepare(needs);
   }
 
   saved(): Promise<void> {
@@ -130,7 +180,16 @@ export class Persister implements StatePersistence {
     const state = this.#state;
     if (this.#sweeper === null || state === null || this.#stopped || this.#failed) return [];
     const ids = await this.#sweeper.unusedAccounts(retentionMs, state.defaultAccount.id);
-    const removed = ids.filter((id) => !state.usedWithin(id, retentionMs) && state.removeAccount(id));
+    const removed = ids.filter((id) => {
+      if (state.accounts.has(id)) {
+        if (state.usedWithin(id, retentionMs) || !state.removeAccount(id)) return false;
+      } else if (this.#loader !== null) {
+        // not in memory: removed in the store alone
+        state.changes?.accountRemoved(id);
+      } else return false;
+      this.#loader?.removed(id);
+      return true;
+    });
     if (removed.length > 0) await this.saved();
     // also finishes a purge an earlier process left half done
     await this.#purge();
@@ -161,6 +220,7 @@ export class Persister implements StatePersistence {
   /** Saves nothing more (the store is closing, or the leader stepped down): a later change is never saved, and a request that made one hears 503. */
   stop(): void {
     this.#stopped = true;
+    this.#loader?.stop();
   }
 
   #changed(): void {
@@ -192,12 +252,20 @@ export class Persister implements StatePersistence {
         const target = this.#marked;
         const changes = this.#tracker.take();
         let batch: SaveBatch;
+        const structural = changes.everything || changes.removedAccounts.size > 0;
+        let settle = () => {};
+        if (structural) this.#structural = new Promise<void>((resolve) => (settle = resolve));
         try {
           batch = batchOf(this.#state, changes);
           await this.#writer.write(batch);
         } catch (error) {
           this.#fail(error, target);
           return;
+        } finally {
+          if (structural) {
+            this.#structural = null;
+            settle();
+          }
         }
         this.batches += 1;
         // a reset's old rows and a removed account's rows are deleted behind it, a batch at a time
@@ -236,7 +304,7 @@ export class Persister implements StatePersistence {
   }
 
   /** Reads the committed state back into the engine, trying again (paused) until it works or the store closes. */
-  #reload(load: () => Promise<SavedState | null>): void {
+  #reload(load: () => Promise<Saved | null>): void {
     if (this.#reloading !== null || this.#stopped) return;
     this.#reloading = (async () => {
       for (let attempt = 0; !this.#stopped; attempt++) {
@@ -254,7 +322,8 @@ export class Persister implements StatePersistence {
           this.#failed = false;
           this.reloads += 1;
           this.#lastReload = Date.now();
-          restoreState(state, saved);
+          restore(state, saved);
+          this.#loader?.restarted();
           return;
         } catch (error) {
           this.#onError(error);
@@ -264,6 +333,12 @@ export class Persister implements StatePersistence {
       this.#reloading = null;
     });
   }
+}
+
+/** Puts a store's saved state into an engine: whole, or the sandbox and default account alone. */
+function restore(state: MockState, saved: Saved): void {
+  if ("accounts" in saved) restoreState(state, saved);
+  else restoreStart(state, saved);
 }
 
 /** Resolves after `ms`, without holding the process open. */
@@ -285,6 +360,7 @@ function batchOf(state: MockState, changes: ChangeSet): SaveBatch {
     deletedPayouts: [],
     deliveries: [],
     deletedDeliveries: [],
+    nextDue: [],
     sandbox: state.savedSandbox(),
   };
   if (changes.everything) {
@@ -315,10 +391,17 @@ function batchOf(state: MockState, changes: ChangeSet): SaveBatch {
     if (state.accounts.get(p.accountId)?.payoutsById.get(p.id) === p) batch.payouts.push(savedPayout(p));
     else batch.deletedPayouts.push(p.id);
   }
+  // each account touched gets its next due time, so that it is read back in when that time comes
+  const touched = new Set(changes.accounts);
   for (const id of changes.deliveries) {
     const saved = state.outbox.saved(id);
     if (saved === undefined) batch.deletedDeliveries.push(id);
-    else batch.deliveries.push(saved);
+    else {
+      batch.deliveries.push(saved);
+      touched.add(saved.accountId);
+    }
   }
+  for (const id of touched)
+    if (state.accounts.has(id)) batch.nextDue.push({ id, dueMs: nextDueOf(state, id) });
   return batch;
 }

@@ -23,6 +23,7 @@ function batch(extra: Partial<SaveBatch>): SaveBatch {
     resetAccounts: [],
     usedAccounts: [],
     removedAccounts: [],
+    nextDue: [],
     accounts: [],
     payins: [],
     deletedPayins: [],

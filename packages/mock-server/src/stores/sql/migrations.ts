@@ -167,6 +167,20 @@ CREATE INDEX paykit_accounts_by_last_use ON paykit_accounts (last_used_at) WHERE
 CREATE INDEX paykit_accounts_to_purge ON paykit_accounts (id) WHERE removed_at IS NOT NULL OR purged_epoch < epoch;
 `,
   },
+  {
+    version: 5,
+    name: "accounts load on use: when each account next has work due, and payins by 3DS transaction",
+    // next_due_ms is on the sandbox clock (real time plus the sandbox's offset, in epoch ms): the
+    // earliest expiry, reserve release, webhook retry or payout step of the account's records, NULL
+    // when none waits. A process reads an account into memory only when a request needs it or its
+    // work falls due, so start-up reads no records and memory follows use.
+    sql: `
+ALTER TABLE paykit_accounts ADD COLUMN next_due_ms BIGINT;
+CREATE INDEX paykit_accounts_due ON paykit_accounts (next_due_ms) WHERE next_due_ms IS NOT NULL AND removed_at IS NULL;
+CREATE INDEX paykit_payins_by_three_ds ON paykit_payins ((record->'threeDS'->>'transactionId'))
+  WHERE jsonb_typeof(record->'threeDS') = 'object';
+`,
+  },
 ];
 
 /** The newest schema version this mock knows. */

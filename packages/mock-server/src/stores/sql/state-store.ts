@@ -3,7 +3,15 @@
 // whole state is read back at start. Rows keep the saved record as JSON beside the columns the schema
 // indexes and constrains (a payout's referenceId is unique per account, a balance never negative).
 import type { SavedDelivery, WebhookAttempt } from "../../domain/outbox.js";
-import type { SavedAccount, SavedPayin, SavedPayout, SavedSandbox, SavedState } from "../../domain/saved.js";
+import type {
+  SavedAccount,
+  SavedAccountRecords,
+  SavedPayin,
+  SavedPayout,
+  SavedSandbox,
+  SavedStart,
+  SavedState,
+} from "../../domain/saved.js";
 import { parseTraceparent } from "../../domain/trace-context.js";
 import { guardWrite } from "./migrations.js";
 import type { SqlDatabase, SqlQueryable } from "./sql-client.js";
@@ -25,6 +33,8 @@ export interface SaveBatch {
   deletedPayouts: string[];
   deliveries: SavedDelivery[];
   deletedDeliveries: string[];
+  /** When each account touched by this save next has work due, on the sandbox clock (null: none). */
+  nextDue: { id: string; dueMs: number | null }[];
   sandbox: SavedSandbox;
 }
 
@@ -37,6 +47,21 @@ const SANDBOX_KEY = "state";
 function live(t: string): string {
   return `JOIN paykit_accounts live ON live.id = ${t}.account_id AND live.epoch = ${t}.epoch AND live.removed_at IS NULL`;
 }
+
+/** What a request may name an account by, besides its id. */
+export type AccountKey = "id" | "publicKey" | "payin" | "payout" | "delivery" | "threeDS";
+
+/** The query finding the live accounts of each kind of name (`$1`: the names, as a text array). */
+const ACCOUNT_LOOKUPS: Record<AccountKey | "all", string> = {
+  id: "SELECT id FROM paykit_accounts WHERE id = ANY($1::text[]) AND removed_at IS NULL",
+  publicKey: "SELECT id FROM paykit_accounts WHERE public_key = ANY($1::text[]) AND removed_at IS NULL",
+  payin: `SELECT DISTINCT r.account_id AS id FROM paykit_payins r ${live("r")} WHERE r.id = ANY($1::text[])`,
+  payout: `SELECT DISTINCT r.account_id AS id FROM paykit_payouts r ${live("r")} WHERE r.id = ANY($1::text[])`,
+  delivery: `SELECT DISTINCT r.account_id AS id FROM paykit_deliveries r ${live("r")} WHERE r.id = ANY($1::text[])`,
+  threeDS: `SELECT DISTINCT r.account_id AS id FROM paykit_payins r ${live("r")}
+             WHERE jsonb_typeof(r.record->'threeDS') = 'object' AND (r.record->'threeDS'->>'transactionId') = ANY($1::text[])`,
+  all: "SELECT id FROM paykit_accounts WHERE removed_at IS NULL ORDER BY id",
+};
 
 /** Rows per purge transaction: short enough that no other account's save waits long behind one. */
 const PURGE_BATCH = 1_000;
@@ -59,22 +84,93 @@ export class SqlStateStore {
 
   /** The saved state, or null when the database holds none yet (a first start). */
   async load(): Promise<SavedState | null> {
-    const db = this.db;
-    const sandbox = await db.query<{ value: SavedSandbox }>(
+    const sandbox = await this.#sandbox();
+    if (sandbox === null) return null;
+    // a removed account's rows may still be there, waiting for the purge: nobody reads them
+    const accounts = await this.db.query<{ settings: SavedAccount }>(
+      "SELECT settings FROM paykit_accounts WHERE removed_at IS NULL ORDER BY id",
+    );
+    const records = await this.#records(null);
+    return { sandbox, accounts: accounts.rows.map((r) => r.settings), ...records };
+  }
+
+  /**
+   * What a process reads at start: the sandbox row and the default account (the one holding
+   * `defaultPublicKey` when the engine was given fixed keys), with its records. No other account is
+   * read: each one is read when a request needs it ({@link loadAccount}). Null on a first start.
+   */
+  async loadStart(defaultPublicKey?: string): Promise<SavedStart | null> {
+    const sandbox = await this.#sandbox();
+    if (sandbox === null) return null;
+    const id =
+      defaultPublicKey === undefined
+        ? sandbox.defaultAccountId
+        : ((await this.accountIdsBy("publicKey", [defaultPublicKey]))[0] ?? null);
+    return { sandbox, defaultAccount: id === null ? null : await this.loadAccount(id) };
+  }
+
+  /**
+   * One live account with its payins, payouts and deliveries (none with `records: false`: its
+   * settings and totals alone); null when there is no such account.
+   */
+  async loadAccount(id: string, options: { records?: boolean } = {}): Promise<SavedAccountRecords | null> {
+    const account = await this.db.query<{ settings: SavedAccount }>(
+      "SELECT settings FROM paykit_accounts WHERE id = $1 AND removed_at IS NULL",
+      [id],
+    );
+    const settings = account.rows[0]?.settings;
+    if (settings === undefined) return null;
+    if (options.records === false) return { account: settings, payins: [], payouts: [], deliveries: [] };
+    return { account: settings, ...(await this.#records(id)) };
+  }
+
+  /**
+   * The live accounts that hold what a request names: the accounts of these public keys, payins,
+   * payouts, webhook deliveries or 3DS transactions; every live account for `all`.
+   */
+  async accountIdsBy(kind: AccountKey | "all", values: readonly string[] = []): Promise<string[]> {
+    if (kind !== "all" && values.length === 0) return [];
+    const query = ACCOUNT_LOOKUPS[kind];
+    const { rows } = await this.db.query<{ id: string }>(query, kind === "all" ? [] : [values]);
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Accounts whose work falls due by `sandboxNowMs` (the sandbox clock), oldest first, at most
+   * `limit`: what a process reads in so that no expiry, retry or payout step waits for a request.
+   */
+  async dueAccounts(sandboxNowMs: number, limit: number): Promise<string[]> {
+    const { rows } = await this.db.query<{ id: string }>(
+      `SELECT id FROM paykit_accounts
+        WHERE next_due_ms IS NOT NULL AND removed_at IS NULL AND next_due_ms <= $1
+        ORDER BY next_due_ms LIMIT $2`,
+      [Math.floor(sandboxNowMs), limit],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  async #sandbox(): Promise<SavedSandbox | null> {
+    const sandbox = await this.db.query<{ value: SavedSandbox }>(
       "SELECT value FROM paykit_sandbox WHERE key = $1",
       [SANDBOX_KEY],
     );
-    const first = sandbox.rows[0];
-    if (first === undefined) return null;
-    // a removed account's rows may still be there, waiting for the purge: nobody reads them
-    const accounts = await db.query<{ settings: SavedAccount }>(
-      "SELECT settings FROM paykit_accounts WHERE removed_at IS NULL ORDER BY id",
-    );
+    return sandbox.rows[0]?.value ?? null;
+  }
+
+  /** The live records of one account, or of every account (`null`). */
+  async #records(
+    accountId: string | null,
+  ): Promise<{ payins: SavedPayin[]; payouts: SavedPayout[]; deliveries: SavedDelivery[] }> {
+    const db = this.db;
+    const where = (t: string) => (accountId === null ? "" : `WHERE ${t}.account_id = $1`);
+    const params = accountId === null ? [] : [accountId];
     const payins = await db.query<{ record: SavedPayin }>(
-      `SELECT r.record FROM paykit_payins r ${live("r")} ORDER BY r.id`,
+      `SELECT r.record FROM paykit_payins r ${live("r")} ${where("r")} ORDER BY r.id`,
+      params,
     );
     const payouts = await db.query<{ record: SavedPayout }>(
-      `SELECT r.record FROM paykit_payouts r ${live("r")} ORDER BY r.id`,
+      `SELECT r.record FROM paykit_payouts r ${live("r")} ${where("r")} ORDER BY r.id`,
+      params,
     );
     const deliveries = await db.query<DeliveryRow>(
       `SELECT d.id, d.webhook_id, d.account_id, d.resource, d.resource_id, d.status, d.url, d.state, d.payload,
@@ -84,11 +180,10 @@ export class SqlStateStore {
                           FROM (SELECT n, status_code, error,
                                        to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at_text
                                   FROM paykit_delivery_attempts WHERE delivery_id = d.id) a), '[]'::json) AS attempts
-         FROM paykit_deliveries d ${live("d")} ORDER BY d.created_at, d.id`,
+         FROM paykit_deliveries d ${live("d")} ${where("d")} ORDER BY d.created_at, d.id`,
+      params,
     );
     return {
-      sandbox: first.value,
-      accounts: accounts.rows.map((r) => r.settings),
       payins: payins.rows.map((r) => r.record),
       payouts: payouts.rows.map((r) => r.record),
       deliveries: deliveries.rows.map(deliveryFrom),
@@ -224,6 +319,16 @@ async function writeBatch(tx: SqlQueryable, b: SaveBatch): Promise<void> {
       [json],
     );
   }
+  if (b.nextDue.length > 0)
+    await tx.query(
+      `UPDATE paykit_accounts a SET next_due_ms = x.due
+         FROM jsonb_to_recordset($1::jsonb) AS x(id text, due bigint) WHERE a.id = x.id`,
+      [
+        JSON.stringify(
+          b.nextDue.map((n) => ({ id: n.id, due: n.dueMs === null ? null : Math.floor(n.dueMs) })),
+        ),
+      ],
+    );
   if (b.usedAccounts.length > 0)
     await tx.query("UPDATE paykit_accounts SET last_used_at = now() WHERE id = ANY($1::text[])", [
       b.usedAccounts,

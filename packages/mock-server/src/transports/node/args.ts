@@ -27,6 +27,8 @@ export interface CliOptions {
   store: { dataDir: string } | { url: string } | undefined;
   /** `--peer-url`: this process's URL for the other processes on the same PostgreSQL store. */
   peerUrl: string | undefined;
+  /** `--cache-records`: records idle accounts may hold in memory with a durable store. */
+  cacheRecords: number | undefined;
 }
 
 /** The subcommands of `paykit-mock`, each with its one-line summary (`paykit-mock <command> --help` has the rest). */
@@ -73,6 +75,9 @@ Options of the server:
                           several mock processes (needs --admin-token; implies --shared): one leads,
                           the others forward each request to it and take over when it stops
   --peer-url <url>        with --store: this process's URL as the other mock processes reach it
+  --cache-records <n>     with --data-dir or --store: accounts load on use, and those no request is using
+                          hold at most n payins, payouts and deliveries in memory together (default
+                          100000); past it the least recently used leave memory, kept in the store
                           (default: the listening address)
   --strict-pix-directory  find only seeded and registered PIX keys (default: every well-formed key
                           except notfound@bank.test is found, with a holder derived from the key)
@@ -97,6 +102,7 @@ export function parseCliArgs(argv: string[]): CliOptions | "help" {
       "public-url": { type: "string" },
       "allowed-hosts": { type: "string" },
       "max-records": { type: "string" },
+      "cache-records": { type: "string" },
       retention: { type: "string" },
       "data-dir": { type: "string" },
       store: { type: "string" },
@@ -159,6 +165,7 @@ export function parseCliArgs(argv: string[]): CliOptions | "help" {
     retention: retentionOf(values.retention),
     store,
     peerUrl: peerUrlOf(values["peer-url"], store),
+    cacheRecords: wholeNumberOf("--cache-records", values["cache-records"]),
   };
 }
 
@@ -212,10 +219,14 @@ function retentionOf(value: string | undefined): number | undefined {
 }
 
 function maxRecordsOf(value: string | undefined): number | undefined {
+  return wholeNumberOf("--max-records", value);
+}
+
+function wholeNumberOf(flag: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const n = Number(value);
   if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < 1)
-    throw new Error(`--max-records must be a positive whole number, got ${value}`);
+    throw new Error(`${flag} must be a positive whole number, got ${value}`);
   return n;
 }
 

@@ -25,6 +25,7 @@ import type { SavedAccount, SavedSandbox } from "../../domain/saved.js";
 import { type CreateEngineOptions, createEngine, type MockEngine } from "../../http/engine.js";
 import { type EngineRequest, type EngineResponse, errorResponse } from "../../http/messages.js";
 import { handleWebRequest } from "../../http/web.js";
+import { type StoreLoading, storeLoading } from "../../stores/open-store.js";
 import { Persister } from "../../stores/persister.js";
 import {
   assertSchemaKnown,
@@ -100,6 +101,8 @@ export interface ClusterOptions {
   url: string;
   /** What the leader's engine is created with. */
   engine: CreateEngineOptions;
+  /** How the leader reads accounts on use. @default the default account's fixed key, if any; 100000 records */
+  loading?: StoreLoading;
   /** This process's URL as the others reach it. */
   peerUrl: string;
   /** The admin token, for the control calls of a follower (forwarded like any request). */
@@ -121,6 +124,8 @@ export interface ClusterMember extends MockEngine {
    * mock migrated the store (it then answers every request 503, naming both schema versions).
    */
   readonly role: "leader" | "follower" | "refused" | "stopped";
+  /** While this process leads: accounts read in on use, and taken out of memory again. */
+  readonly accountLoads: { loads: number; unloads: number };
   /** Joins the cluster, reachable by the others at `peerUrl`; resolves once a leader is known. */
   join(peerUrl: string): Promise<void>;
   /** Closes the engine and the database session (another process takes over). */
@@ -170,6 +175,11 @@ class Member implements ClusterMember {
 
   get role() {
     return this.#role;
+  }
+
+  /** The leader's accounts read in on use and taken out again (zeros while it follows). */
+  get accountLoads(): { loads: number; unloads: number } {
+    return this.#persister?.accountLoads ?? { loads: 0, unloads: 0 };
   }
 
   join(peerUrl: string): Promise<void> {
@@ -342,12 +352,18 @@ class Member implements ClusterMember {
     };
     // A failed save leaves this engine with changes the store does not hold: it leads no more (its
     // session, and the lock, end), and a leader reads the committed state back.
+    // the sandbox and its default account now; every other account when a request needs it
+    const loading = this.#options.loading ?? storeLoading(this.#options.engine);
     const persister = new Persister(
       ledger.writer(store),
-      await store.load(),
+      await store.loadStart(loading.defaultPublicKey),
       storeError,
       { giveUp: () => this.#lost(session) },
       store,
+      {
+        source: store,
+        ...(loading.cacheRecords === undefined ? {} : { cacheRecords: loading.cacheRecords }),
+      },
     );
     const onError = this.#options.engine.onError;
     const engine = createEngine({

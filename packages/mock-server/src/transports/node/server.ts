@@ -3,7 +3,12 @@ import type { AccountKeys } from "../../domain/accounts.js";
 import { retentionMs } from "../../domain/retention-period.js";
 import { type CreateEngineOptions, createEngine, type MockEngine } from "../../http/engine.js";
 import { type HostAllowList, hostAllowList } from "../../http/host-guard.js";
-import { type MockStoreOption, openDurableStore } from "../../stores/open-store.js";
+import {
+  type MockStoreOption,
+  openDurableStore,
+  type StoreLoading,
+  storeLoading,
+} from "../../stores/open-store.js";
 import { shownUrl } from "../../stores/sql/sql-client.js";
 import { clusterMember } from "./cluster.js";
 import { defaultWebhookSecret } from "./default-secret.js";
@@ -47,7 +52,23 @@ export interface MockServerOptions extends CreateEngineOptions {
    * @default the listening address
    */
   peerUrl?: string;
+  /**
+   * With a durable store: how many records (payins, payouts and webhook deliveries) the accounts that
+   * no request is using may hold in this process's memory together. Accounts load on use: start-up
+   * reads none but the default one, and past this the least recently used idle ones leave memory
+   * (the store keeps them; the next request that needs one reads it back).
+   * @default 100000
+   */
+  cacheRecords?: number;
 }
+
+/** Accounts a durable store's process read in on use, and took out of memory again. */
+export interface AccountLoads {
+  loads: number;
+  unloads: number;
+}
+
+const NO_LOADS: AccountLoads = Object.freeze({ loads: 0, unloads: 0 });
 
 /** A running mock service for a test. */
 export interface MockServer {
@@ -69,6 +90,11 @@ export interface MockServer {
     kind: "memory" | "embedded" | "postgres";
     description: string;
     readonly role: "leader" | "follower" | "refused";
+    /**
+     * With a durable store, while this process holds the state: how many accounts it has read in on
+     * use, and taken out of memory again, since it started (or took the lead). Zeros otherwise.
+     */
+    readonly accountLoads: AccountLoads;
   };
   /** Stops the server and every timer. */
   close(): Promise<void>;
@@ -97,8 +123,13 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
     allowedHosts,
     peerUrl,
     store: storeOption = "memory",
+    cacheRecords,
     ...engineOptions
   } = options;
+  const loading = {
+    ...storeLoading(engineOptions),
+    ...(cacheRecords === undefined ? {} : { cacheRecords: cacheRecordsOf(cacheRecords) }),
+  };
   // Before anything opens: a malformed entry is the caller's mistake, reported at once.
   const hosts = hostAllowList([host, publicUrl, peerUrl], allowedHosts);
   // A durable store outlives every CI run that makes an account in it: unused ones go after 30 days
@@ -107,7 +138,7 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
   // checked here too: a store's process may build its engine only later, when it takes the lead
   retentionMs(engineOptions.retention);
   if (typeof storeOption === "object" && "url" in storeOption)
-    return serveCluster(storeOption.url, peerUrl, port, host, publicUrl, hosts, engineOptions);
+    return serveCluster(storeOption.url, peerUrl, port, host, publicUrl, hosts, engineOptions, loading);
   // In memory, fixed keys give the same webhook secret at every start (a durable store keeps the one
   // it saved, rotations included).
   const fixed = engineOptions.defaultAccount;
@@ -118,7 +149,8 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
       webhookSecret: defaultWebhookSecret({ publicKey, secretKey }),
     };
   }
-  const store = storeOption === "memory" ? null : await openDurableStore(storeOption, engineOptions.onError);
+  const store =
+    storeOption === "memory" ? null : await openDurableStore(storeOption, engineOptions.onError, loading);
   let engine: MockEngine;
   try {
     engine = createEngine(
@@ -142,8 +174,15 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
   return {
     store:
       store === null
-        ? { kind: "memory", description: "memory", role: "leader" }
-        : { kind: store.kind, description: store.description, role: "leader" },
+        ? { kind: "memory", description: "memory", role: "leader", accountLoads: NO_LOADS }
+        : {
+            kind: store.kind,
+            description: store.description,
+            role: "leader",
+            get accountLoads() {
+              return store.accountLoads;
+            },
+          },
     url: served.url,
     get account() {
       return engine.account;
@@ -155,6 +194,13 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
   };
 }
 
+/** `cacheRecords`, checked: a whole number of at least 1. */
+function cacheRecordsOf(value: number): number {
+  if (!Number.isInteger(value) || value < 1)
+    throw new TypeError(`cacheRecords must be a whole number of at least 1, got ${value}`);
+  return value;
+}
+
 /** A mock process of the cluster on a PostgreSQL store (see cluster.ts). */
 async function serveCluster(
   url: string,
@@ -164,6 +210,7 @@ async function serveCluster(
   publicUrl: string | undefined,
   hosts: HostAllowList,
   engineOptions: CreateEngineOptions,
+  loading: StoreLoading,
 ): Promise<MockServer> {
   const adminToken = engineOptions.adminToken;
   if (!adminToken)
@@ -173,6 +220,7 @@ async function serveCluster(
   const member = clusterMember({
     url,
     engine: { ...engineOptions, sharedSandbox: engineOptions.sharedSandbox ?? true },
+    loading,
     adminToken,
     ...(engineOptions.onError === undefined ? {} : { onError: engineOptions.onError }),
   });
@@ -194,6 +242,9 @@ async function serveCluster(
       description: `PostgreSQL at ${shownUrl(url)}`,
       get role() {
         return member.role === "follower" || member.role === "refused" ? member.role : "leader";
+      },
+      get accountLoads() {
+        return member.accountLoads;
       },
     },
     url: served.url,

@@ -1,0 +1,332 @@
+// Accounts load on use (docs/decisions.md, "Accounts load on use"): a process holding a durable store
+// reads the sandbox and its default account at start, and every other account only when a request
+// names it or its work falls due. Idle accounts leave memory again once more records than the cache
+// holds are loaded, so start-up time and memory follow use, not history. The store stays whole: an
+// account out of memory is read back, records, deliveries and schedule, exactly as a restart would.
+
+import { isStorableText } from "@paykit/contract";
+import type { Account } from "../domain/accounts.js";
+import { nextDueOf } from "../domain/next-due.js";
+import type { AccountNeeds } from "../domain/persistence.js";
+import { adoptSavedAccount } from "../domain/restore.js";
+import type { SavedAccountRecords } from "../domain/saved.js";
+import { unrefTimer } from "../domain/scheduler.js";
+import type { MockState } from "../domain/state.js";
+import type { AccountKey } from "./sql/state-store.js";
+
+/** Where accounts are read from: the SQL store. */
+export interface AccountSource {
+  loadAccount(id: string, options?: { records?: boolean }): Promise<SavedAccountRecords | null>;
+  accountIdsBy(kind: AccountKey | "all", values?: readonly string[]): Promise<string[]>;
+  dueAccounts(sandboxNowMs: number, limit: number): Promise<string[]>;
+}
+
+/** Options of an {@link AccountLoader}. */
+export interface AccountLoaderOptions {
+  /**
+   * Records (payins, payouts and webhook deliveries) idle accounts may hold in memory together; past
+   * it the least recently used idle accounts leave memory. An account in use is held whole.
+   * @default 100000
+   */
+  cacheRecords?: number;
+  /** How often the store is asked for accounts whose work fell due, in ms. @default 1000 */
+  dueIntervalMs?: number;
+}
+
+/** The default of {@link AccountLoaderOptions.cacheRecords}. */
+export const DEFAULT_CACHE_RECORDS = 100_000;
+const DUE_BATCH = 100;
+/** An account whose work falls due this soon stays in memory: reading it back for it would be waste. */
+const DUE_SOON_MS = 10_000;
+
+/** Reads accounts into a state on use and takes idle ones out (see the file's comment). */
+export class AccountLoader {
+  readonly #state: MockState;
+  readonly #source: AccountSource;
+  readonly #cacheRecords: number;
+  readonly #dueIntervalMs: number;
+  readonly #onError: (error: unknown) => void;
+  /** Whether an idle account may leave memory now (the store holds all its changes). */
+  readonly #quiet: () => boolean;
+  /** Loads under way, by account id. */
+  readonly #loading = new Map<string, Promise<void>>();
+  /** Requests using each account now. */
+  readonly #pins = new Map<string, number>();
+  /** Loaded accounts, least recently used first (a Map keeps insertion order). */
+  readonly #used = new Map<string, true>();
+  /**
+   * Accounts read in without their records, for the one request that needs no more (a reset): every
+   * other request for one waits until that one is done; the account then leaves memory unless the
+   * request replaced it (a reset account has no records, so it is whole).
+   */
+  readonly #bare = new Map<string, { account: Account; done: Promise<void>; finish: () => void }>();
+  /** Accounts removed by this process: a load under way for one is dropped, never adopted. */
+  readonly #gone = new Set<string>();
+  #evictTimer: ReturnType<typeof setTimeout> | undefined;
+  #dueTimer: ReturnType<typeof setTimeout> | undefined;
+  #polling = false;
+  #stopped = false;
+  /** Accounts read in, and taken out, so far (for the bench and the tests). */
+  loads = 0;
+  unloads = 0;
+
+  constructor(
+    state: MockState,
+    source: AccountSource,
+    onError: (error: unknown) => void,
+    quiet: () => boolean,
+    options: AccountLoaderOptions = {},
+  ) {
+    this.#state = state;
+    this.#source = source;
+    this.#onError = onError;
+    this.#quiet = quiet;
+    this.#cacheRecords = options.cacheRecords ?? DEFAULT_CACHE_RECORDS;
+    this.#dueIntervalMs = options.dueIntervalMs ?? 1_000;
+  }
+
+  /** Starts asking the store for accounts whose work fell due. */
+  start(): void {
+    this.#scheduleDue(0);
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    clearTimeout(this.#evictTimer);
+    clearTimeout(this.#dueTimer);
+  }
+
+  /** The state was read back from the store whole (a reload): nothing this loader knew still holds. */
+  restarted(): void {
+    this.#used.clear();
+    this.#used.set(this.#state.defaultAccount.id, true);
+  }
+
+  /** An account was removed (retention): a load of it under way is dropped. */
+  removed(accountId: string): void {
+    this.#gone.add(accountId);
+    this.#used.delete(accountId);
+  }
+
+  /** Reads in what a request needs and holds it in memory until the answer's release is called. */
+  async prepare(needs: AccountNeeds): Promise<() => void> {
+    const named = await this.#resolve(needs);
+    const bare: string[] = [];
+    for (const id of (needs.bareAccountIds ?? []).filter(isStorableText))
+      if (await this.#ensureBare(id)) bare.push(id);
+      else named.push(id);
+    // an account held bare serves this request as it is (its keys are there, for its own caller)
+    const ids = named.filter((id) => !bare.includes(id));
+    await Promise.all(ids.map((id) => this.#ensure(id)));
+    const held = [...ids, ...bare];
+    for (const id of held) this.#pins.set(id, (this.#pins.get(id) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      for (const id of held) {
+        const left = (this.#pins.get(id) ?? 1) - 1;
+        if (left > 0) this.#pins.set(id, left);
+        else this.#pins.delete(id);
+      }
+      for (const id of bare) this.#releaseBare(id);
+      this.#evictSoon();
+    };
+  }
+
+  /**
+   * Reads an account's settings alone for this request, unless it is in memory whole already (then
+   * answers false: the request uses it as it is). Waits for another request holding it bare.
+   */
+  async #ensureBare(id: string): Promise<boolean> {
+    const state = this.#state;
+    for (;;) {
+      const held = this.#bare.get(id);
+      if (held !== undefined) {
+        await held.done;
+        continue;
+      }
+      if (state.accounts.has(id)) return false;
+      const loading = this.#loading.get(id);
+      if (loading !== undefined) {
+        await loading;
+        continue;
+      }
+      break;
+    }
+    const generation = state.generation;
+    const saved = await this.#source.loadAccount(id, { records: false });
+    // the same checks as a whole read, and a whole read or another bare one that finished meanwhile
+    if (saved === null || state.generation !== generation || this.#gone.has(id) || state.closed) return false;
+    if (state.accounts.has(id) || this.#bare.has(id)) return this.#ensureBare(id);
+    const account = adoptSavedAccount(state, saved);
+    let finish = () => {};
+    const done = new Promise<void>((resolve) => (finish = resolve));
+    this.#bare.set(id, { account, done, finish });
+    this.loads += 1;
+    return true;
+  }
+
+  #releaseBare(id: string): void {
+    const held = this.#bare.get(id);
+    if (held === undefined) return;
+    this.#bare.delete(id);
+    const state = this.#state;
+    // replaced (a reset): the new account is whole; otherwise its records were never read in
+    if (state.accounts.get(id) === held.account) this.unloads += state.unloadAccounts([id]).length;
+    else if (state.accounts.has(id)) this.#used.set(id, true);
+    held.finish();
+  }
+
+  /** The ids of the accounts a request names, from memory where it knows them, else from the store. */
+  async #resolve(needs: AccountNeeds): Promise<string[]> {
+    const state = this.#state;
+    if (needs.all) return this.#source.accountIdsBy("all");
+    // a name no store could hold (a lone surrogate, a NUL) names nothing: the route refuses it itself
+    const ids = new Set<string>((needs.accountIds ?? []).filter(isStorableText));
+    const ask: [AccountKey, string[]][] = [];
+    const lookup = (
+      kind: AccountKey,
+      values: string[] | undefined,
+      inMemory: (v: string) => string | null,
+    ) => {
+      const missing: string[] = [];
+      for (const value of values ?? []) {
+        const id = inMemory(value);
+        if (id !== null) ids.add(id);
+        else if (value !== "" && isStorableText(value)) missing.push(value);
+      }
+      if (missing.length > 0) ask.push([kind, missing]);
+    };
+    lookup("publicKey", needs.publicKeys, (k) => state.accountsByPublicKey.get(k)?.id ?? null);
+    lookup("payin", needs.payinIds, (id) => state.payins.get(id)?.accountId ?? null);
+    lookup("payout", needs.payoutIds, (id) => {
+      for (const account of state.accounts.values()) if (account.payoutsById.has(id)) return account.id;
+      return null;
+    });
+    lookup("delivery", needs.deliveryIds, (id) => state.outbox.accountOf(id));
+    lookup(
+      "threeDS",
+      needs.threeDSTransactionIds,
+      (tx) => state.payinsByThreeDSTransaction.get(tx)?.accountId ?? null,
+    );
+    for (const [kind, values] of ask)
+      for (const id of await this.#source.accountIdsBy(kind, values)) ids.add(id);
+    return [...ids];
+  }
+
+  /** Makes sure an account is in memory (read from the store unless it is; nothing if none exists). */
+  async #ensure(id: string): Promise<void> {
+    const state = this.#state;
+    // held without its records by a reset under way: its outcome decides
+    for (let held = this.#bare.get(id); held !== undefined; held = this.#bare.get(id)) await held.done;
+    if (state.accounts.has(id)) {
+      this.#used.delete(id);
+      this.#used.set(id, true);
+      return Promise.resolve();
+    }
+    let loading = this.#loading.get(id);
+    if (loading === undefined) {
+      const generation = state.generation;
+      loading = this.#source
+        .loadAccount(id)
+        .then((saved) => {
+          // the sandbox was reset or read back meanwhile, or the account removed: the read is stale
+          if (saved === null || state.generation !== generation || this.#gone.has(id) || state.closed) return;
+          if (state.accounts.has(id)) return;
+          adoptSavedAccount(state, saved);
+          this.loads += 1;
+          this.#used.set(id, true);
+          this.#evictSoon();
+        })
+        .finally(() => this.#loading.delete(id));
+      this.#loading.set(id, loading);
+    }
+    return loading;
+  }
+
+  #evictSoon(): void {
+    if (this.#evictTimer !== undefined || this.#stopped) return;
+    this.#evictTimer = setTimeout(() => {
+      this.#evictTimer = undefined;
+      this.evict();
+    }, 250);
+    unrefTimer(this.#evictTimer);
+  }
+
+  /**
+   * Takes the least recently used idle accounts out of memory while the loaded ones hold more than
+   * the cache's records. Idle: no request uses it, the store holds all its changes, no delivery of it
+   * is on its way, no listener is attached, and no work of it falls due within ten seconds. Answers
+   * how many left.
+   */
+  evict(): number {
+    const state = this.#state;
+    if (this.#stopped || !this.#quiet()) return 0;
+    let held = 0;
+    const sizes = new Map<string, number>();
+    for (const id of this.#used.keys()) {
+      const account = state.accounts.get(id);
+      if (account === undefined) {
+        this.#used.delete(id);
+        continue;
+      }
+      const size = account.payins.length + account.payouts.length + state.outbox.countOf(id);
+      sizes.set(id, size);
+      held += size;
+    }
+    if (held <= this.#cacheRecords) return 0;
+    const out: string[] = [];
+    const now = state.clock.now();
+    for (const [id, size] of sizes) {
+      if (held <= this.#cacheRecords) break;
+      if (!this.#idle(id, now)) continue;
+      out.push(id);
+      held -= size;
+    }
+    const unloaded = state.unloadAccounts(out);
+    for (const id of unloaded) this.#used.delete(id);
+    this.unloads += unloaded.length;
+    return unloaded.length;
+  }
+
+  #idle(id: string, now: number): boolean {
+    const state = this.#state;
+    if (id === state.defaultAccount.id || this.#pins.has(id)) return false;
+    if (state.outbox.busy(id) || state.listeners.holds(id)) return false;
+    const due = nextDueOf(state, id);
+    return due === null || due > now + DUE_SOON_MS;
+  }
+
+  #scheduleDue(ms: number): void {
+    if (this.#stopped) return;
+    clearTimeout(this.#dueTimer);
+    this.#dueTimer = setTimeout(() => void this.#pollDue(), ms);
+    unrefTimer(this.#dueTimer);
+  }
+
+  /**
+   * Reads in the accounts whose work fell due while nobody held them: their schedule then runs it as
+   * it would have (expiries, retries under the same webhook-id, payout steps). Each is marked changed,
+   * so its next due time is saved again even when nothing was due after all.
+   */
+  async #pollDue(): Promise<void> {
+    if (this.#polling || this.#stopped) return;
+    this.#polling = true;
+    try {
+      const state = this.#state;
+      const due = await this.#source.dueAccounts(state.clock.now(), DUE_BATCH);
+      const fresh = due.filter((id) => !state.accounts.has(id) && !this.#gone.has(id));
+      await Promise.all(fresh.map((id) => this.#ensure(id)));
+      // loaded ones too: a due time that passed with nothing to do is saved anew, so it is not asked again
+      for (const id of due) if (state.accounts.has(id)) state.changes?.account(id);
+    } catch (error) {
+      if (!this.#stopped) this.#onError(error);
+    } finally {
+      this.#polling = false;
+      // also the pass that takes accounts out once their deliveries are done
+      this.evict();
+      this.#scheduleDue(this.#dueIntervalMs);
+    }
+  }
+}

@@ -1,0 +1,256 @@
+// Accounts load on use (docs/decisions.md, "Accounts load on use"): a mock on a durable store reads the
+// sandbox and its default account at start, every other account when a request names it (by its keys,
+// its id, or a payin, payout or delivery of it), and takes idle accounts out of memory past
+// `cacheRecords`. Nothing of that shows in an answer: an account read back answers exactly as before,
+// and its work (an expiry, a webhook retry under the same webhook-id) runs while it is out of memory.
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { sharedPostgresUrl } from "../../../../tests/support/services.js";
+import {
+  createHttpControl,
+  createMockServer,
+  type MockServer,
+  type MockServerOptions,
+} from "../../src/index.js";
+import { openPostgres } from "../../src/stores/sql/sql-client.js";
+import { basic, boletoPayin, payoutBody, pixPayin, ref } from "../fixtures.js";
+
+const ADMIN = "admin-token-for-load-on-use";
+const dirs: string[] = [];
+const running = new Set<MockServer>();
+const receivers = new Set<Server>();
+afterEach(async () => {
+  await Promise.all([...running].map((m) => m.close().catch(() => {})));
+  running.clear();
+  for (const server of receivers) server.close();
+  receivers.clear();
+});
+afterAll(() => {
+  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
+});
+
+let databases = 0;
+const STORES = {
+  pglite: async (): Promise<MockServerOptions["store"]> => {
+    const dir = mkdtempSync(join(tmpdir(), "paykit-load-on-use-"));
+    dirs.push(dir);
+    return { dataDir: dir };
+  },
+  postgres: async (): Promise<MockServerOptions["store"]> => {
+    const url = await sharedPostgresUrl();
+    const name = `load_on_use_${process.pid}_${++databases}`;
+    const admin = await openPostgres(url, { max: 1 });
+    await admin.query(`CREATE DATABASE ${name}`);
+    await admin.close();
+    return { url: url.replace(/\/[^/]*$/, `/${name}`) };
+  },
+};
+
+async function start(
+  store: MockServerOptions["store"],
+  options: MockServerOptions = {},
+): Promise<MockServer> {
+  const mock = await createMockServer({ store, adminToken: ADMIN, autoAdvance: false, ...options });
+  running.add(mock);
+  return mock;
+}
+
+async function stop(mock: MockServer): Promise<void> {
+  running.delete(mock);
+  await mock.close();
+}
+
+type Keys = { publicKey: string; secretKey: string };
+
+function api(mock: MockServer, keys: Keys) {
+  const headers = { authorization: basic(keys), "content-type": "application/json" };
+  return {
+    get: (path: string) => fetch(mock.url + path, { headers }),
+    post: (path: string, body: unknown) =>
+      fetch(mock.url + path, { method: "POST", headers, body: JSON.stringify(body) }),
+  };
+}
+
+/** Waits for a condition, polling; generous, for a busy machine. */
+async function until(what: string, check: () => boolean | Promise<boolean>, ms = 60_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** A webhook receiver answering what the test sets, recording each delivery's id and event. */
+async function receiver() {
+  const received: { webhookId: string; type: string; status: number }[] = [];
+  let status = 500;
+  const server = createServer((req, res) => {
+    let body = "";
+    req.on("data", (chunk) => {
+      body += chunk;
+    });
+    req.on("end", () => {
+      const event = JSON.parse(body) as { type?: string; event?: string; status?: string };
+      received.push({
+        webhookId: String(req.headers["webhook-id"]),
+        type: String(event.type ?? event.event ?? event.status),
+        status,
+      });
+      res.writeHead(status).end();
+    });
+  });
+  receivers.add(server);
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    received,
+    answer(code: number) {
+      status = code;
+    },
+  };
+}
+
+describe.each(["pglite", "postgres"] as const)("accounts load on use (%s)", (kind) => {
+  it("a restarted store reads no account but the default one, and each one on first use", async () => {
+    const store = await STORES[kind]();
+    let mock = await start(store);
+    const control = () => createHttpControl({ url: mock.url, adminToken: ADMIN });
+    const a = await control().createAccount();
+    const b = await control().createAccount();
+    const payinA = await (await api(mock, a).post("/payin", pixPayin({ referenceId: ref("a") }))).json();
+    const payinB = await (await api(mock, b).post("/payin", pixPayin({ referenceId: ref("b") }))).json();
+    const before = await (await api(mock, a).get(`/payin/${payinA.id}`)).json();
+    await stop(mock);
+
+    mock = await start(store);
+    expect(mock.store.accountLoads).toEqual({ loads: 0, unloads: 0 });
+    // the default account answers without reading anything
+    expect((await api(mock, mock.account).get("/payout?limit=1")).status).toBe(200);
+    expect(mock.store.accountLoads.loads).toBe(0);
+    // a's keys read a
+    expect(await (await api(mock, a).get(`/payin/${payinA.id}`)).json()).toEqual(before);
+    expect(mock.store.accountLoads.loads).toBe(1);
+    // a control call naming b's payin reads b
+    await control().payPayin(payinB.id);
+    expect(mock.store.accountLoads.loads).toBe(2);
+    expect((await (await api(mock, b).get(`/payin/${payinB.id}`)).json()).status).toBe("APPROVED");
+    // keys that match no account read nothing, and are refused as before
+    const stranger = await api(mock, { publicKey: "pk_nobody", secretKey: "sk_nobody" }).get("/payout");
+    expect(stranger.status).toBe(401);
+    expect(mock.store.accountLoads.loads).toBe(2);
+  });
+
+  it("idle accounts leave memory past cacheRecords and come back answering exactly as before", async () => {
+    const store = await STORES[kind]();
+    const mock = await start(store, { cacheRecords: 1 });
+    const control = createHttpControl({ url: mock.url, adminToken: ADMIN });
+    const accounts = await Promise.all([1, 2, 3].map(() => control.createAccount({ balance: 100_000 })));
+    const seen: { keys: Keys; path: string; body: unknown }[] = [];
+    for (const keys of accounts) {
+      const client = api(mock, keys);
+      const pix = await (await client.post("/payin", pixPayin({ referenceId: ref("pix") }))).json();
+      const boleto = await (await client.post("/payin", boletoPayin({ referenceId: ref("boleto") }))).json();
+      const payout = await client.post("/payout", payoutBody({ amount: 1_500, referenceId: ref("payout") }));
+      expect(payout.status).toBe(201);
+      for (const path of [`/payin/${pix.id}`, `/payin/${boleto.id}`, "/payout?limit=10"])
+        seen.push({ keys, path, body: await (await client.get(path)).json() });
+    }
+    // every account but the default one holds more than the cache takes, and goes once idle
+    await until("the idle accounts left memory", () => mock.store.accountLoads.unloads >= 3);
+    const loads = mock.store.accountLoads.loads;
+    for (const { keys, path, body } of seen)
+      expect(await (await api(mock, keys).get(path)).json()).toEqual(body);
+    expect(mock.store.accountLoads.loads).toBeGreaterThan(loads);
+    // a payout's referenceId is still taken, and the balance still holds the first payout
+    const again = await api(mock, accounts[0]!).post(
+      "/payout",
+      payoutBody({ amount: 1_500, referenceId: "x" }),
+    );
+    expect(again.status).toBe(201);
+    // a new account cannot take the public key of one out of memory
+    await until("the accounts left memory again", () => mock.store.accountLoads.unloads >= 4);
+    const taken = await fetch(`${mock.url}/_mock/accounts`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
+      body: JSON.stringify({ publicKey: accounts[1]!.publicKey, secretKey: "sk_other_secret_0123456789" }),
+    });
+    expect(taken.status).toBe(400);
+    // the boleto page of an account out of memory is served
+    const boletoId = (seen.filter((s) => s.keys === accounts[2])[1]!.body as { id: string }).id;
+    expect((await fetch(`${mock.url}/_mock/boleto/${boletoId}.pdf`)).status).toBe(200);
+  });
+
+  it("a reset reads no records of an account out of memory, and a refused reset leaves it whole", async () => {
+    const store = await STORES[kind]();
+    let mock = await start(store);
+    const control = () => createHttpControl({ url: mock.url, adminToken: ADMIN });
+    const a = await control().createAccount({ balance: 10_000 });
+    const payin = await (await api(mock, a).post("/payin", pixPayin({ referenceId: ref("old") }))).json();
+    const payout = await api(mock, a).post("/payout", payoutBody({ amount: 2_000, referenceId: "reused" }));
+    expect(payout.status).toBe(201);
+    await stop(mock);
+
+    mock = await start(store);
+    // a reset with a body is refused before it acts: the account, read without its records for it, goes
+    const refused = await fetch(`${mock.url}/_mock/accounts/${a.accountId}/reset`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${ADMIN}`, "content-type": "application/json" },
+      body: JSON.stringify({ everything: true }),
+    });
+    expect(refused.status).toBe(400);
+    expect(mock.store.accountLoads).toEqual({ loads: 1, unloads: 1 });
+    expect((await api(mock, a).get(`/payin/${payin.id}`)).status).toBe(200);
+    await stop(mock);
+
+    mock = await start(store);
+    await control().resetAccount(a.accountId);
+    expect(mock.store.accountLoads).toEqual({ loads: 1, unloads: 0 });
+    expect((await api(mock, a).get(`/payin/${payin.id}`)).status).toBe(404);
+    expect((await control().getAccount(a.accountId)).balance.available).toBe(10_000);
+    const again = await api(mock, a).post("/payout", payoutBody({ amount: 2_000, referenceId: "reused" }));
+    expect(again.status).toBe(201);
+    await stop(mock);
+    // what the reset left is what the store holds
+    mock = await start(store);
+    expect((await api(mock, a).get(`/payin/${payin.id}`)).status).toBe(404);
+    expect((await control().getAccount(a.accountId)).balance.available).toBe(8_000);
+  });
+
+  it("work falls due while its account is out of memory: the expiry runs, the webhook is retried under its webhook-id", async () => {
+    const store = await STORES[kind]();
+    const mock = await start(store, { cacheRecords: 1 });
+    const control = createHttpControl({ url: mock.url, adminToken: ADMIN });
+    const hooks = await receiver();
+    const a = await control.createAccount();
+    const payin = await (
+      await api(mock, a).post("/payin", pixPayin({ referenceId: ref("due"), webhookUrl: hooks.url }))
+    ).json();
+    // one more record than the cache holds: a leaves memory once idle (its expiry is an hour away)
+    await api(mock, a).post("/payin", pixPayin({ referenceId: ref("more") }));
+    await until("a left memory", () => mock.store.accountLoads.unloads >= 1);
+    const loads = mock.store.accountLoads.loads;
+
+    // the sandbox clock passes the PIX expiry: nothing names a, the store's due time brings it back
+    await control.setClock({ advanceMs: 2 * 60 * 60 * 1000 });
+    await until("the expiry's webhook was attempted", () => hooks.received.length >= 1);
+    expect(mock.store.accountLoads.loads).toBeGreaterThan(loads);
+    expect(hooks.received[0]).toMatchObject({ status: 500 });
+    const webhookId = hooks.received[0]!.webhookId;
+
+    // the retry is minutes away on a's clock: a leaves memory again, and the retry still comes
+    await until("a left memory again", () => mock.store.accountLoads.unloads >= 2, 90_000);
+    hooks.answer(200);
+    await control.setClock({ advanceMs: 60 * 60 * 1000 });
+    await until("the retry was delivered", () => hooks.received.some((r) => r.status === 200));
+    expect(new Set(hooks.received.map((r) => r.webhookId))).toEqual(new Set([webhookId]));
+    const deliveries = await control.webhooks(a.accountId);
+    expect(deliveries.map((d) => ({ id: d.webhookId, state: d.state, attempts: d.attempts.length }))).toEqual(
+      [{ id: webhookId, state: "delivered", attempts: hooks.received.length }],
+    );
+    expect((await (await api(mock, a).get(`/payin/${payin.id}`)).json()).status).toBe("EXPIRED");
+  });
+});
