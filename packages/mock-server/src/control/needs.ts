@@ -21,9 +21,13 @@ export function callNeeds(
   input: ControlNeedsInput,
 ): AccountNeeds {
   const needs = controlNeeds(call.scope, input);
-  if (call.readsRecords !== false || needs.accountIds === undefined) return needs;
-  const { accountIds, ...rest } = needs;
-  return { ...rest, bareAccountIds: accountIds };
+  if (call.readsRecords !== false) return needs;
+  const { accountIds, all, ...rest } = needs;
+  return {
+    ...rest,
+    ...(accountIds === undefined ? {} : { bareAccountIds: accountIds }),
+    ...(all ? { bareAll: true } : {}),
+  };
 }
 
 /** The accounts one control call needs (a caller's own keys are added by the transport). */

@@ -79,6 +79,7 @@ export const CONTROL_CALLS = {
     summary: "List accounts (account keys see their own alone)",
     body: null,
     query: ListQuery,
+    readsRecords: false,
     request: (options?: ListOptions) => ({ query: listQuery(undefined, options) }),
     // account keys see their own account alone (one team member's dashboard on a shared sandbox)
     run: (ops, { query, caller }) =>
@@ -93,6 +94,7 @@ export const CONTROL_CALLS = {
     summary: "An account's settings and balance",
     body: null,
     query: null,
+    readsRecords: false,
     request: (accountId: string) => ({ id: accountId }),
     run: (ops, { id }) => ops.getAccount(id),
   }),

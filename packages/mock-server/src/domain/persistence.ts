@@ -42,6 +42,8 @@ export interface AccountNeeds {
   accountIds?: string[];
   /** Accounts by id whose records the request never reads (a reset): their settings suffice. */
   bareAccountIds?: string[];
+  /** Every account, its records never read (the account list). */
+  bareAll?: boolean;
   publicKeys?: string[];
   payinIds?: string[];
   payoutIds?: string[];

@@ -16,7 +16,7 @@ import type { AccountKey } from "./sql/state-store.js";
 
 /** Where accounts are read from: the SQL store. */
 export interface AccountSource {
-  loadAccount(id: string, options?: { records?: boolean }): Promise<SavedAccountRecords | null>;
+  loadAccounts(ids: readonly string[], options?: { records?: boolean }): Promise<SavedAccountRecords[]>;
   accountIdsBy(kind: AccountKey | "all", values?: readonly string[]): Promise<string[]>;
   dueAccounts(sandboxNowMs: number, limit: number): Promise<string[]>;
 }
@@ -36,6 +36,8 @@ export interface AccountLoaderOptions {
 /** The default of {@link AccountLoaderOptions.cacheRecords}. */
 export const DEFAULT_CACHE_RECORDS = 100_000;
 const DUE_BATCH = 100;
+/** Accounts read per query (ids go in one array parameter). */
+const READ_BATCH = 500;
 /** An account whose work falls due this soon stays in memory: reading it back for it would be waste. */
 const DUE_SOON_MS = 10_000;
 
@@ -111,13 +113,19 @@ export class AccountLoader {
   /** Reads in what a request needs and holds it in memory until the answer's release is called. */
   async prepare(needs: AccountNeeds): Promise<() => void> {
     const named = await this.#resolve(needs);
-    const bare: string[] = [];
-    for (const id of (needs.bareAccountIds ?? []).filter(isStorableText))
-      if (await this.#ensureBare(id)) bare.push(id);
-      else named.push(id);
+    let bare: string[] = [];
+    const bareIds = needs.bareAll
+      ? await this.#source.accountIdsBy("all")
+      : (needs.bareAccountIds ?? []).filter(isStorableText);
+    if (bareIds.length > 0) {
+      const held = await this.#holdBare(bareIds);
+      bare = held.bare;
+      named.push(...held.whole);
+    }
     // an account held bare serves this request as it is (its keys are there, for its own caller)
-    const ids = named.filter((id) => !bare.includes(id));
-    await Promise.all(ids.map((id) => this.#ensure(id)));
+    const barely = new Set(bare);
+    const ids = [...new Set(named)].filter((id) => !barely.has(id));
+    await this.#ensureWhole(ids);
     const held = [...ids, ...bare];
     for (const id of held) this.#pins.set(id, (this.#pins.get(id) ?? 0) + 1);
     let released = false;
@@ -132,50 +140,6 @@ export class AccountLoader {
       for (const id of bare) this.#releaseBare(id);
       this.#evictSoon();
     };
-  }
-
-  /**
-   * Reads an account's settings alone for this request, unless it is in memory whole already (then
-   * answers false: the request uses it as it is). Waits for another request holding it bare.
-   */
-  async #ensureBare(id: string): Promise<boolean> {
-    const state = this.#state;
-    for (;;) {
-      const held = this.#bare.get(id);
-      if (held !== undefined) {
-        await held.done;
-        continue;
-      }
-      if (state.accounts.has(id)) return false;
-      const loading = this.#loading.get(id);
-      if (loading !== undefined) {
-        await loading;
-        continue;
-      }
-      break;
-    }
-    const generation = state.generation;
-    const saved = await this.#source.loadAccount(id, { records: false });
-    // the same checks as a whole read, and a whole read or another bare one that finished meanwhile
-    if (saved === null || state.generation !== generation || this.#gone.has(id) || state.closed) return false;
-    if (state.accounts.has(id) || this.#bare.has(id)) return this.#ensureBare(id);
-    const account = adoptSavedAccount(state, saved);
-    let finish = () => {};
-    const done = new Promise<void>((resolve) => (finish = resolve));
-    this.#bare.set(id, { account, done, finish });
-    this.loads += 1;
-    return true;
-  }
-
-  #releaseBare(id: string): void {
-    const held = this.#bare.get(id);
-    if (held === undefined) return;
-    this.#bare.delete(id);
-    const state = this.#state;
-    // replaced (a reset): the new account is whole; otherwise its records were never read in
-    if (state.accounts.get(id) === held.account) this.unloads += state.unloadAccounts([id]).length;
-    else if (state.accounts.has(id)) this.#used.set(id, true);
-    held.finish();
   }
 
   /** The ids of the accounts a request names, from memory where it knows them, else from the store. */
@@ -215,34 +179,124 @@ export class AccountLoader {
     return [...ids];
   }
 
-  /** Makes sure an account is in memory (read from the store unless it is; nothing if none exists). */
-  async #ensure(id: string): Promise<void> {
+  /**
+   * Makes sure accounts are in memory whole: read from the store (a batch per query) unless they are;
+   * waits for one being read, or held bare by a reset, first. An id the store does not hold is left.
+   */
+  async #ensureWhole(ids: readonly string[]): Promise<void> {
     const state = this.#state;
-    // held without its records by a reset under way: its outcome decides
-    for (let held = this.#bare.get(id); held !== undefined; held = this.#bare.get(id)) await held.done;
-    if (state.accounts.has(id)) {
-      this.#used.delete(id);
-      this.#used.set(id, true);
-      return Promise.resolve();
+    let left = ids;
+    while (left.length > 0) {
+      const waits: Promise<unknown>[] = [];
+      const missing: string[] = [];
+      for (const id of left) {
+        const held = this.#bare.get(id)?.done ?? this.#loading.get(id);
+        if (held !== undefined) waits.push(held);
+        else if (state.accounts.has(id)) this.#touch(id);
+        else missing.push(id);
+      }
+      const absent = new Set<string>();
+      if (missing.length > 0)
+        waits.push(
+          this.#read(missing, true).then((found) => {
+            for (const id of missing) if (!found.has(id)) absent.add(id);
+          }),
+        );
+      if (waits.length === 0) return;
+      await Promise.all(waits);
+      // again: a reset held bare may be done, a read dropped (the sandbox reset meanwhile) is made anew
+      left = left.filter((id) => !absent.has(id) && (!state.accounts.has(id) || this.#bare.has(id)));
     }
-    let loading = this.#loading.get(id);
-    if (loading === undefined) {
-      const generation = state.generation;
-      loading = this.#source
-        .loadAccount(id)
-        .then((saved) => {
-          // the sandbox was reset or read back meanwhile, or the account removed: the read is stale
-          if (saved === null || state.generation !== generation || this.#gone.has(id) || state.closed) return;
-          if (state.accounts.has(id)) return;
-          adoptSavedAccount(state, saved);
+  }
+
+  /**
+   * Reads accounts without their records for one request (a reset, the account list), unless they are
+   * in memory whole already: those are answered as `whole`, the request uses them as they are.
+   */
+  async #holdBare(ids: readonly string[]): Promise<{ bare: string[]; whole: string[] }> {
+    const state = this.#state;
+    const bare: string[] = [];
+    const whole: string[] = [];
+    let left = ids;
+    while (left.length > 0) {
+      const waits: Promise<unknown>[] = [];
+      const missing: string[] = [];
+      for (const id of left) {
+        const held = this.#bare.get(id)?.done ?? this.#loading.get(id);
+        if (held !== undefined) waits.push(held);
+        else if (state.accounts.has(id)) whole.push(id);
+        else missing.push(id);
+      }
+      const done = new Set<string>();
+      if (missing.length > 0)
+        waits.push(
+          this.#read(missing, false).then((found) => {
+            for (const id of missing) done.add(id);
+            for (const id of found) bare.push(id);
+          }),
+        );
+      if (waits.length === 0) break;
+      await Promise.all(waits);
+      left = left.filter((id) => !done.has(id) && !whole.includes(id));
+    }
+    return { bare, whole };
+  }
+
+  /**
+   * Reads accounts from the store, whole or bare, a batch per query, and adopts each unless the read
+   * went stale meanwhile (the sandbox reset or read back, the account removed, read by another
+   * request). Answers the ids adopted.
+   */
+  #read(ids: readonly string[], whole: boolean): Promise<Set<string>> {
+    const state = this.#state;
+    const generation = state.generation;
+    const adopted = new Set<string>();
+    const reading = (async () => {
+      for (let i = 0; i < ids.length; i += READ_BATCH) {
+        const saved = await this.#source.loadAccounts(ids.slice(i, i + READ_BATCH), { records: whole });
+        for (const one of saved) {
+          const id = one.account.id;
+          if (state.generation !== generation || this.#gone.has(id) || state.closed) continue;
+          if (state.accounts.has(id) || this.#bare.has(id)) continue;
+          const account = adoptSavedAccount(state, one);
           this.loads += 1;
-          this.#used.set(id, true);
-          this.#evictSoon();
-        })
-        .finally(() => this.#loading.delete(id));
-      this.#loading.set(id, loading);
-    }
-    return loading;
+          adopted.add(id);
+          if (whole) this.#touch(id);
+          else {
+            let finish = () => {};
+            const done = new Promise<void>((resolve) => (finish = resolve));
+            this.#bare.set(id, { account, done, finish });
+          }
+        }
+      }
+      if (whole) this.#evictSoon();
+      return adopted;
+    })();
+    const settled = reading.then(
+      () => {},
+      () => {},
+    );
+    for (const id of ids) this.#loading.set(id, settled);
+    return reading.finally(() => {
+      for (const id of ids) if (this.#loading.get(id) === settled) this.#loading.delete(id);
+    });
+  }
+
+  #releaseBare(id: string): void {
+    const held = this.#bare.get(id);
+    if (held === undefined) return;
+    this.#bare.delete(id);
+    const state = this.#state;
+    // replaced (a reset): the new account is whole; otherwise its records were never read in
+    if (state.accounts.get(id) === held.account) this.unloads += state.unloadAccounts([id]).length;
+    else if (state.accounts.has(id)) this.#touch(id);
+    held.finish();
+  }
+
+  /** Marks an account as just used (the end of the least-recently-used order). */
+  #touch(id: string): void {
+    this.#used.delete(id);
+    this.#used.set(id, true);
   }
 
   #evictSoon(): void {
@@ -317,7 +371,7 @@ export class AccountLoader {
       const state = this.#state;
       const due = await this.#source.dueAccounts(state.clock.now(), DUE_BATCH);
       const fresh = due.filter((id) => !state.accounts.has(id) && !this.#gone.has(id));
-      await Promise.all(fresh.map((id) => this.#ensure(id)));
+      await this.#ensureWhole(fresh);
       // loaded ones too: a due time that passed with nothing to do is saved anew, so it is not asked again
       for (const id of due) if (state.accounts.has(id)) state.changes?.account(id);
     } catch (error) {

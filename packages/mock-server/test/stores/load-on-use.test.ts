@@ -138,10 +138,25 @@ describe.each(["pglite", "postgres"] as const)("accounts load on use (%s)", (kin
     await control().payPayin(payinB.id);
     expect(mock.store.accountLoads.loads).toBe(2);
     expect((await (await api(mock, b).get(`/payin/${payinB.id}`)).json()).status).toBe("APPROVED");
+    // the account list reads every account's settings, not their records, and keeps none of them
+    const listed = await control().accounts();
+    expect(listed.map((x) => x.accountId).sort()).toEqual(
+      [mock.account.accountId, a.accountId, b.accountId].sort(),
+    );
+    expect(mock.store.accountLoads).toEqual({ loads: 2, unloads: 0 });
+    await stop(mock);
+    mock = await start(store);
+    const again = await control().accounts();
+    expect(again).toEqual(listed);
+    expect(mock.store.accountLoads).toEqual({ loads: 2, unloads: 2 });
+    expect((await control().getAccount(b.accountId)).balance).toEqual(
+      listed.find((x) => x.accountId === b.accountId)?.balance,
+    );
+    expect(mock.store.accountLoads).toEqual({ loads: 3, unloads: 3 });
     // keys that match no account read nothing, and are refused as before
     const stranger = await api(mock, { publicKey: "pk_nobody", secretKey: "sk_nobody" }).get("/payout");
     expect(stranger.status).toBe(401);
-    expect(mock.store.accountLoads.loads).toBe(2);
+    expect(mock.store.accountLoads.loads).toBe(3);
   });
 
   it("idle accounts leave memory past cacheRecords and come back answering exactly as before", async () => {

@@ -114,14 +114,28 @@ export class SqlStateStore {
    * settings and totals alone); null when there is no such account.
    */
   async loadAccount(id: string, options: { records?: boolean } = {}): Promise<SavedAccountRecords | null> {
-    const account = await this.db.query<{ settings: SavedAccount }>(
-      "SELECT settings FROM paykit_accounts WHERE id = $1 AND removed_at IS NULL",
-      [id],
+    return (await this.loadAccounts([id], options))[0] ?? null;
+  }
+
+  /** Live accounts by id, each with its records (none with `records: false`); missing ones are left out. */
+  async loadAccounts(
+    ids: readonly string[],
+    options: { records?: boolean } = {},
+  ): Promise<SavedAccountRecords[]> {
+    if (ids.length === 0) return [];
+    const found = await this.db.query<{ settings: SavedAccount }>(
+      "SELECT settings FROM paykit_accounts WHERE id = ANY($1::text[]) AND removed_at IS NULL ORDER BY id",
+      [ids],
     );
-    const settings = account.rows[0]?.settings;
-    if (settings === undefined) return null;
-    if (options.records === false) return { account: settings, payins: [], payouts: [], deliveries: [] };
-    return { account: settings, ...(await this.#records(id)) };
+    const byId = new Map<string, SavedAccountRecords>();
+    for (const { settings } of found.rows)
+      byId.set(settings.id, { account: settings, payins: [], payouts: [], deliveries: [] });
+    if (options.records === false || byId.size === 0) return [...byId.values()];
+    const records = await this.#records([...byId.keys()]);
+    for (const p of records.payins) byId.get(p.accountId)?.payins.push(p);
+    for (const p of records.payouts) byId.get(p.accountId)?.payouts.push(p);
+    for (const d of records.deliveries) byId.get(d.accountId)?.deliveries.push(d);
+    return [...byId.values()];
   }
 
   /**
@@ -157,13 +171,13 @@ export class SqlStateStore {
     return sandbox.rows[0]?.value ?? null;
   }
 
-  /** The live records of one account, or of every account (`null`). */
+  /** The live records of some accounts, or of every account (`null`). */
   async #records(
-    accountId: string | null,
+    accountIds: readonly string[] | null,
   ): Promise<{ payins: SavedPayin[]; payouts: SavedPayout[]; deliveries: SavedDelivery[] }> {
     const db = this.db;
-    const where = (t: string) => (accountId === null ? "" : `WHERE ${t}.account_id = $1`);
-    const params = accountId === null ? [] : [accountId];
+    const where = (t: string) => (accountIds === null ? "" : `WHERE ${t}.account_id = ANY($1::text[])`);
+    const params = accountIds === null ? [] : [accountIds];
     const payins = await db.query<{ record: SavedPayin }>(
       `SELECT r.record FROM paykit_payins r ${live("r")} ${where("r")} ORDER BY r.id`,
       params,
