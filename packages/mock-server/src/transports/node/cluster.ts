@@ -36,7 +36,12 @@ import {
   migrate,
   SchemaTooNewError,
 } from "../../stores/sql/migrations.js";
-import { openPostgresSession, type SqlDatabase, shownUrl } from "../../stores/sql/sql-client.js";
+import {
+  openPostgres,
+  openPostgresSession,
+  type SqlDatabase,
+  shownUrl,
+} from "../../stores/sql/sql-client.js";
 import { SqlStateStore } from "../../stores/sql/state-store.js";
 import { ForwardLedger } from "./forward-ledger.js";
 
@@ -151,6 +156,8 @@ class Member implements ClusterMember {
   #session: SqlDatabase | null = null;
   #engine: MockEngine | null = null;
   #persister: Persister | null = null;
+  /** While this process leads: the connections accounts are read on. */
+  #reader: SqlDatabase | null = null;
   /** While this process leads: the answers of forwarded requests (exactly-once forwarding). */
   #ledger: ForwardLedger | null = null;
   /** Relays in flight, by the token of the leader they went to: cut when another process leads. */
@@ -293,6 +300,7 @@ class Member implements ClusterMember {
   }
 
   #stepDown(): void {
+    this.#closeReader();
     if (this.#role !== "leader") return;
     this.#role = "follower";
     this.#persister?.stop();
@@ -302,6 +310,12 @@ class Member implements ClusterMember {
     this.#persister = null;
     this.#ledger = null;
     this.#leader = null;
+  }
+
+  #closeReader(): void {
+    const reader = this.#reader;
+    this.#reader = null;
+    void reader?.close().catch(() => {});
   }
 
   #scheduleElection(): void {
@@ -354,14 +368,25 @@ class Member implements ClusterMember {
     // session, and the lock, end), and a leader reads the committed state back.
     // the sandbox and its default account now; every other account when a request needs it
     const loading = this.#options.loading ?? storeLoading(this.#options.engine);
+    // Accounts are read on their own connections: a big account's read never holds up the saves, nor
+    // the heartbeat that tells the others this process is alive (both go through the session).
+    const reader = await openPostgres(this.#options.url, { max: 2 });
+    this.#reader = reader;
+    let start: Awaited<ReturnType<SqlStateStore["loadStart"]>>;
+    try {
+      start = await store.loadStart(loading.defaultPublicKey);
+    } catch (error) {
+      this.#closeReader();
+      throw error;
+    }
     const persister = new Persister(
       ledger.writer(store),
-      await store.loadStart(loading.defaultPublicKey),
+      start,
       storeError,
       { giveUp: () => this.#lost(session) },
       store,
       {
-        source: store,
+        source: new SqlStateStore(reader),
         ...(loading.cacheRecords === undefined ? {} : { cacheRecords: loading.cacheRecords }),
       },
     );
@@ -391,12 +416,14 @@ class Member implements ClusterMember {
     } catch (error) {
       persister.stop();
       engine.close();
+      this.#closeReader();
       throw error;
     }
     if (this.#session !== session || this.#role === "stopped") {
       // the session was lost, or this process stopped, while taking over
       persister.stop();
       engine.close();
+      this.#closeReader();
       return;
     }
     ledger.startPruning((error) => this.#options.onError?.(error));
@@ -663,6 +690,9 @@ class Member implements ClusterMember {
     persister?.stop();
     this.#ledger?.close();
     this.#engine = null;
+    const reader = this.#reader;
+    this.#reader = null;
+    await reader?.close().catch(() => {});
     await this.#session?.close();
     this.#session = null;
   }
