@@ -64,6 +64,8 @@ export interface ControlCall<Args extends unknown[] = never, Wire = unknown, Res
    * reads accounts on use then reads the account's settings alone, at any size.
    */
   readonly readsRecords?: false;
+  /** True for a call that reads every record of its accounts (a list): a store reads them all first. */
+  readonly readsAllRecords?: true;
   /** The method's arguments as a request. */
   request(...args: Args): ControlRequest;
   /** Runs the call on an engine's operations with its checked input; answers the HTTP body. */
@@ -88,6 +90,7 @@ export function controlCall<
   body: B;
   query: Q;
   readsRecords?: false;
+  readsAllRecords?: true;
   request: (...args: Args) => ControlRequest;
   run: (ops: ControlOperations, input: ControlInput<Checked<B>, Checked<Q>>) => Wire | Promise<Wire>;
   result?: (wire: Wire) => Result;

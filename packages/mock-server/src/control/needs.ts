@@ -17,10 +17,11 @@ export interface ControlNeedsInput {
 
 /** The accounts one call of the control table needs: {@link controlNeeds}, without records when it reads none. */
 export function callNeeds(
-  call: { scope: ControlScope; readsRecords?: false },
+  call: { scope: ControlScope; readsRecords?: false; readsAllRecords?: true },
   input: ControlNeedsInput,
 ): AccountNeeds {
   const needs = controlNeeds(call.scope, input);
+  if (call.readsAllRecords) return { ...needs, whole: true };
   if (call.readsRecords !== false) return needs;
   const { accountIds, all, ...rest } = needs;
   return {

@@ -44,6 +44,13 @@ export interface AccountNeeds {
   bareAccountIds?: string[];
   /** Every account, its records never read (the account list). */
   bareAll?: boolean;
+  /**
+   * The named accounts with every record (a list). Otherwise an account is read with its active
+   * records (work to come) and the records the request names.
+   */
+  whole?: boolean;
+  /** Payouts of the caller's account by `referenceId` (a new payout's uniqueness, a lookup). */
+  payoutReferenceIds?: string[];
   publicKeys?: string[];
   payinIds?: string[];
   payoutIds?: string[];

@@ -64,16 +64,35 @@ function chooseDefault(state: MockState, account: Account): void {
 }
 
 /**
- * Takes one saved account with its records into the state and arms its work: what was due while
+ * Takes one saved account with its records into the state and arms their work: what was due while
  * nobody held it in memory runs now.
  */
 export function adoptSavedAccount(state: MockState, saved: SavedAccountRecords): Account {
   const account = accountFrom(saved.account);
   const time = state.adoptAccount(account, saved.account.clockOffsetMs);
+  adoptSavedRecords(state, account, saved);
+  time.scheduler.arm();
+  return account;
+}
+
+/**
+ * Adds saved records to an account in memory, each one the account does not hold already (memory is
+ * never older than the store), and arms their work as the code that made them would have. Answers
+ * how many were added.
+ */
+export function adoptSavedRecords(
+  state: MockState,
+  account: Account,
+  saved: Pick<SavedAccountRecords, "payins" | "payouts" | "deliveries">,
+): number {
+  const time = state.timeOf(account.id);
+  let added = 0;
   for (const s of saved.payins) {
+    if (state.payins.get(s.id) !== undefined) continue;
     const payin = payinFrom(s, account);
     state.payins.add(payin);
     account.insertPayin(payin);
+    added += 1;
     if (payin.threeDS) state.payinsByThreeDSTransaction.set(payin.threeDS.transactionId, payin);
     if (payin.status === "PENDING" && payin.paymentMethod === "PIX")
       time.scheduler.scheduleIn(time.pixExpiries, payin.createdAt + PIX_EXPIRY_MS, payin);
@@ -84,13 +103,15 @@ export function adoptSavedAccount(state: MockState, saved: SavedAccountRecords):
     scheduleReserveRelease(state, account, payin);
   }
   for (const s of saved.payouts) {
+    if (account.payoutsById.has(s.id)) continue;
     const payout = payoutFrom(s);
     account.insertPayout(payout);
+    added += 1;
     // the totals are saved; only the per-status counts of the list's `total` are rebuilt
     account.payoutStatusCounts.set(payout.status, (account.payoutStatusCounts.get(payout.status) ?? 0) + 1);
     scheduleAdvance(state, account, payout);
   }
-  state.outbox.restore(saved.deliveries, (accountId) => state.signingSecretsOf(accountId));
-  time.scheduler.arm();
-  return account;
+  const deliveries = saved.deliveries.filter((d) => state.outbox.accountOf(d.id) === null);
+  state.outbox.restore(deliveries, (accountId) => state.signingSecretsOf(accountId));
+  return added + deliveries.length;
 }

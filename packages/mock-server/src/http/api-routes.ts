@@ -5,6 +5,7 @@ import { payinCreatedJson, payinJson, payoutCreatedJson } from "../domain/record
 import type { MockState } from "../domain/state.js";
 import { parseTraceparent } from "../domain/trace-context.js";
 import { apiBody } from "./bodies.js";
+import { textInBody } from "./control-access.js";
 import { type EngineRequest, json } from "./messages.js";
 import type { Route } from "./router.js";
 
@@ -28,12 +29,18 @@ export function apiRoutes(state: MockState): Route[] {
       method: "GET",
       path: "/payin/:id",
       kind: "api",
+      needs: ({ params }) => ({ payinIds: [params.id!] }),
       handle: ({ req, params }) => json(200, payinJson(payinOf(state, auth(req), params.id!))),
     },
     {
       method: "POST",
       path: "/payout",
       kind: "api",
+      // a payout's referenceId is unique per account (and a repeat of one is answered from it)
+      needs: ({ req }) => {
+        const referenceId = textInBody(req.body, "referenceId");
+        return referenceId === undefined ? {} : { payoutReferenceIds: [referenceId] };
+      },
       handle: ({ req }) => {
         const account = auth(req);
         const trace = parseTraceparent(req.header("traceparent"));
@@ -44,6 +51,11 @@ export function apiRoutes(state: MockState): Route[] {
       method: "GET",
       path: "/payout",
       kind: "api",
+      // a list with its total reads every payout; one referenceId reads that payout
+      needs: ({ req }) => {
+        const referenceId = new URLSearchParams(req.query).get("referenceId");
+        return referenceId === null ? { whole: true } : { payoutReferenceIds: [referenceId] };
+      },
       handle: ({ req }) => json(200, listPayouts(auth(req), readListQuery(req.query))),
     },
   ];

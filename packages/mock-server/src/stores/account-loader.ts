@@ -8,15 +8,19 @@ import { isStorableText } from "@paykit/contract";
 import type { Account } from "../domain/accounts.js";
 import { nextDueOf } from "../domain/next-due.js";
 import type { AccountNeeds } from "../domain/persistence.js";
-import { adoptSavedAccount } from "../domain/restore.js";
+import { adoptSavedAccount, adoptSavedRecords } from "../domain/restore.js";
 import type { SavedAccountRecords } from "../domain/saved.js";
 import { unrefTimer } from "../domain/scheduler.js";
 import type { MockState } from "../domain/state.js";
-import type { AccountKey } from "./sql/state-store.js";
+import type { AccountKey, RecordNames, SavedRecords } from "./sql/state-store.js";
 
 /** Where accounts are read from: the SQL store. */
 export interface AccountSource {
-  loadAccounts(ids: readonly string[], options?: { records?: boolean }): Promise<SavedAccountRecords[]>;
+  loadAccounts(
+    ids: readonly string[],
+    options?: { records?: boolean | "active" },
+  ): Promise<SavedAccountRecords[]>;
+  loadRecords(accountId: string, names: RecordNames): Promise<SavedRecords>;
   accountIdsBy(kind: AccountKey | "all", values?: readonly string[]): Promise<string[]>;
   dueAccounts(sandboxNowMs: number, limit: number): Promise<string[]>;
 }
@@ -31,7 +35,15 @@ export interface AccountLoaderOptions {
   cacheRecords?: number;
   /** How often the store is asked for accounts whose work fell due, in ms. @default 1000 */
   dueIntervalMs?: number;
+  /**
+   * Reads every account whole, never its active records alone (a retention limit, `maxRecords`,
+   * counts an account's records in memory). @default false
+   */
+  alwaysWhole?: boolean;
 }
+
+/** How much of an account a read brings in: every record, the active ones, or none. */
+type ReadMode = "whole" | "active" | "bare";
 
 /** The default of {@link AccountLoaderOptions.cacheRecords}. */
 export const DEFAULT_CACHE_RECORDS = 100_000;
@@ -62,6 +74,14 @@ export class AccountLoader {
    * request replaced it (a reset account has no records, so it is whole).
    */
   readonly #bare = new Map<string, { account: Account; done: Promise<void>; finish: () => void }>();
+  /**
+   * Accounts in memory with their active records alone (and the ones requests named since): a request
+   * that reads every record (a list) reads the rest first. An account not here is whole.
+   */
+  readonly #active = new Set<string>();
+  /** Reads of the rest of an active account under way, by account id. */
+  readonly #completing = new Map<string, Promise<void>>();
+  readonly #alwaysWhole: boolean;
   /** Accounts removed by this process: a load under way for one is dropped, never adopted. */
   readonly #gone = new Set<string>();
   #evictTimer: ReturnType<typeof setTimeout> | undefined;
@@ -85,6 +105,7 @@ export class AccountLoader {
     this.#quiet = quiet;
     this.#cacheRecords = options.cacheRecords ?? DEFAULT_CACHE_RECORDS;
     this.#dueIntervalMs = options.dueIntervalMs ?? 1_000;
+    this.#alwaysWhole = options.alwaysWhole ?? false;
   }
 
   /** Starts asking the store for accounts whose work fell due. */
@@ -101,6 +122,7 @@ export class AccountLoader {
   /** The state was read back from the store whole (a reload): nothing this loader knew still holds. */
   restarted(): void {
     this.#used.clear();
+    this.#active.clear();
     this.#used.set(this.#state.defaultAccount.id, true);
   }
 
@@ -108,6 +130,7 @@ export class AccountLoader {
   removed(accountId: string): void {
     this.#gone.add(accountId);
     this.#used.delete(accountId);
+    this.#active.delete(accountId);
   }
 
   /** Reads in what a request needs and holds it in memory until the answer's release is called. */
@@ -125,7 +148,9 @@ export class AccountLoader {
     // an account held bare serves this request as it is (its keys are there, for its own caller)
     const barely = new Set(bare);
     const ids = [...new Set(named)].filter((id) => !barely.has(id));
-    await this.#ensureWhole(ids);
+    const whole = needs.whole === true || this.#alwaysWhole;
+    await this.#ensureLoaded(ids, whole ? "whole" : "active");
+    if (!whole) await this.#ensureRecords(ids, needs);
     const held = [...ids, ...bare];
     for (const id of held) this.#pins.set(id, (this.#pins.get(id) ?? 0) + 1);
     let released = false;
@@ -180,10 +205,11 @@ export class AccountLoader {
   }
 
   /**
-   * Makes sure accounts are in memory whole: read from the store (a batch per query) unless they are;
-   * waits for one being read, or held bare by a reset, first. An id the store does not hold is left.
+   * Makes sure accounts are in memory, whole or with their active records: read from the store (a
+   * batch per query) unless they are; waits for one being read, or held bare by a reset, first; reads
+   * the rest of an active one that must be whole. An id the store does not hold is left.
    */
-  async #ensureWhole(ids: readonly string[]): Promise<void> {
+  async #ensureLoaded(ids: readonly string[], mode: "whole" | "active"): Promise<void> {
     const state = this.#state;
     let left = ids;
     while (left.length > 0) {
@@ -192,20 +218,81 @@ export class AccountLoader {
       for (const id of left) {
         const held = this.#bare.get(id)?.done ?? this.#loading.get(id);
         if (held !== undefined) waits.push(held);
-        else if (state.accounts.has(id)) this.#touch(id);
-        else missing.push(id);
+        else if (state.accounts.has(id)) {
+          this.#touch(id);
+          if (mode === "whole" && this.#active.has(id)) waits.push(this.#complete(id));
+        } else missing.push(id);
       }
       const absent = new Set<string>();
       if (missing.length > 0)
         waits.push(
-          this.#read(missing, true).then((found) => {
+          this.#read(missing, mode).then((found) => {
             for (const id of missing) if (!found.has(id)) absent.add(id);
           }),
         );
       if (waits.length === 0) return;
       await Promise.all(waits);
       // again: a reset held bare may be done, a read dropped (the sandbox reset meanwhile) is made anew
-      left = left.filter((id) => !absent.has(id) && (!state.accounts.has(id) || this.#bare.has(id)));
+      left = left.filter(
+        (id) =>
+          !absent.has(id) &&
+          (!state.accounts.has(id) || this.#bare.has(id) || (mode === "whole" && this.#active.has(id))),
+      );
+    }
+  }
+
+  /** Reads the records of an active account that memory does not hold, once however many ask. */
+  #complete(id: string): Promise<void> {
+    let completing = this.#completing.get(id);
+    if (completing === undefined) {
+      const state = this.#state;
+      const account = state.accounts.get(id);
+      const generation = state.generation;
+      completing = this.#source
+        .loadAccounts([id], { records: true })
+        .then(([saved]) => {
+          // replaced meanwhile (a reset, a read back): what was read belongs to the account before
+          if (saved === undefined || state.accounts.get(id) !== account || state.generation !== generation)
+            return;
+          adoptSavedRecords(state, account as Account, saved);
+          this.#active.delete(id);
+          this.#evictSoon();
+        })
+        .finally(() => this.#completing.delete(id));
+      this.#completing.set(id, completing);
+    }
+    return completing;
+  }
+
+  /**
+   * Reads the records a request names (by id, payout referenceId or 3DS transaction) into the active
+   * accounts it uses, when memory does not hold them: a whole account holds every record already.
+   */
+  async #ensureRecords(ids: readonly string[], needs: AccountNeeds): Promise<void> {
+    const state = this.#state;
+    const wanted = (values: readonly string[] | undefined, held: (v: string) => boolean) =>
+      (values ?? []).filter((v) => v !== "" && isStorableText(v) && !held(v));
+    const names: RecordNames = {
+      payinIds: wanted(needs.payinIds, (id) => state.payins.get(id) !== undefined),
+      threeDSTransactionIds: wanted(needs.threeDSTransactionIds, (tx) =>
+        state.payinsByThreeDSTransaction.has(tx),
+      ),
+      deliveryIds: wanted(needs.deliveryIds, (id) => state.outbox.accountOf(id) !== null),
+    };
+    for (const id of ids) {
+      if (!this.#active.has(id)) continue;
+      const account = state.accounts.get(id);
+      if (account === undefined) continue;
+      const mine: RecordNames = {
+        ...names,
+        payoutIds: wanted(needs.payoutIds, (p) => account.payoutsById.has(p)),
+        payoutReferenceIds: wanted(needs.payoutReferenceIds, (r) => account.payoutsByReference.has(r)),
+      };
+      if (Object.values(mine).every((v) => v === undefined || v.length === 0)) continue;
+      const generation = state.generation;
+      const saved = await this.#source.loadRecords(id, mine);
+      if (state.accounts.get(id) !== account || state.generation !== generation) continue;
+      adoptSavedRecords(state, account, saved);
     }
   }
 
@@ -230,7 +317,7 @@ export class AccountLoader {
       const done = new Set<string>();
       if (missing.length > 0)
         waits.push(
-          this.#read(missing, false).then((found) => {
+          this.#read(missing, "bare").then((found) => {
             for (const id of missing) done.add(id);
             for (const id of found) bare.push(id);
           }),
@@ -247,13 +334,14 @@ export class AccountLoader {
    * went stale meanwhile (the sandbox reset or read back, the account removed, read by another
    * request). Answers the ids adopted.
    */
-  #read(ids: readonly string[], whole: boolean): Promise<Set<string>> {
+  #read(ids: readonly string[], mode: ReadMode): Promise<Set<string>> {
     const state = this.#state;
     const generation = state.generation;
     const adopted = new Set<string>();
     const reading = (async () => {
       for (let i = 0; i < ids.length; i += READ_BATCH) {
-        const saved = await this.#source.loadAccounts(ids.slice(i, i + READ_BATCH), { records: whole });
+        const records = mode === "whole" ? true : mode === "active" ? "active" : false;
+        const saved = await this.#source.loadAccounts(ids.slice(i, i + READ_BATCH), { records });
         for (const one of saved) {
           const id = one.account.id;
           if (state.generation !== generation || this.#gone.has(id) || state.closed) continue;
@@ -261,7 +349,8 @@ export class AccountLoader {
           const account = adoptSavedAccount(state, one);
           this.loads += 1;
           adopted.add(id);
-          if (whole) this.#touch(id);
+          if (mode === "active") this.#active.add(id);
+          if (mode !== "bare") this.#touch(id);
           else {
             let finish = () => {};
             const done = new Promise<void>((resolve) => (finish = resolve));
@@ -269,7 +358,7 @@ export class AccountLoader {
           }
         }
       }
-      if (whole) this.#evictSoon();
+      if (mode !== "bare") this.#evictSoon();
       return adopted;
     })();
     const settled = reading.then(
@@ -289,7 +378,11 @@ export class AccountLoader {
     const state = this.#state;
     // replaced (a reset): the new account is whole; otherwise its records were never read in
     if (state.accounts.get(id) === held.account) this.unloads += state.unloadAccounts([id]).length;
-    else if (state.accounts.has(id)) this.#touch(id);
+    else if (state.accounts.has(id)) {
+      // a reset account has no records: it is whole
+      this.#active.delete(id);
+      this.#touch(id);
+    }
     held.finish();
   }
 
@@ -339,7 +432,10 @@ export class AccountLoader {
       held -= size;
     }
     const unloaded = state.unloadAccounts(out);
-    for (const id of unloaded) this.#used.delete(id);
+    for (const id of unloaded) {
+      this.#used.delete(id);
+      this.#active.delete(id);
+    }
     this.unloads += unloaded.length;
     return unloaded.length;
   }
@@ -371,7 +467,7 @@ export class AccountLoader {
       const state = this.#state;
       const due = await this.#source.dueAccounts(state.clock.now(), DUE_BATCH);
       const fresh = due.filter((id) => !state.accounts.has(id) && !this.#gone.has(id));
-      await this.#ensureWhole(fresh);
+      await this.#ensureLoaded(fresh, this.#alwaysWhole ? "whole" : "active");
       // loaded ones too: a due time that passed with nothing to do is saved anew, so it is not asked again
       for (const id of due) if (state.accounts.has(id)) state.changes?.account(id);
     } catch (error) {

@@ -130,7 +130,8 @@ export class Persister implements StatePersistence {
         loadOnUse.source,
         (error) => this.#onError(error),
         () => !this.#failed && !this.#stopped && this.#written >= this.#marked && !this.#writing,
-        loadOnUse,
+        // a retention limit counts an account's records in memory: it needs them all
+        { ...loadOnUse, alwaysWhole: Number.isFinite(state.maxRecords) },
       );
       this.#loader.restarted();
       this.#loader.start();

@@ -235,6 +235,91 @@ describe.each(["pglite", "postgres"] as const)("accounts load on use (%s)", (kin
     expect((await control().getAccount(a.accountId)).balance.available).toBe(8_000);
   });
 
+  it("an account read back holds its active records and reads the others when named: every answer is as before", async () => {
+    const store = await STORES[kind]();
+    let mock = await start(store);
+    const control = () => createHttpControl({ url: mock.url, adminToken: ADMIN });
+    const hooks = await receiver();
+    hooks.answer(200);
+    const a = await control().createAccount({ balance: 100_000 });
+    const client = () => api(mock, a);
+    const paid = await (
+      await client().post("/payin", pixPayin({ referenceId: ref("paid"), webhookUrl: hooks.url }))
+    ).json();
+    await control().payPayin(paid.id, { awaitWebhooks: true });
+    const pending = await (
+      await client().post("/payin", boletoPayin({ referenceId: ref("pending") }))
+    ).json();
+    const done = await (
+      await client().post("/payout", payoutBody({ amount: 1_000, referenceId: "done" }))
+    ).json();
+    while ((await control().advancePayout(done.id)).status !== "COMPLETED");
+    const waiting = await (
+      await client().post("/payout", payoutBody({ amount: 500, referenceId: "waiting" }))
+    ).json();
+    const delivery = (await control().webhooks(a.accountId))[0]!;
+    // what each request answers before the restart, then after it (each on a fresh process, so that
+    // each one is the first to name what it reads)
+    const requests: [string, () => Promise<Response>][] = [
+      ["a paid payin", () => client().get(`/payin/${paid.id}`)],
+      ["a pending boleto", () => client().get(`/payin/${pending.id}`)],
+      ["a payout by referenceId", () => client().get("/payout?referenceId=done")],
+      [
+        "a repeated referenceId",
+        () => client().post("/payout", payoutBody({ amount: 1_000, referenceId: "done" })),
+      ],
+      ["the payout list", () => client().get("/payout?limit=10")],
+      ["the boleto page", () => fetch(`${mock.url}/_mock/boleto/${pending.id}.pdf`)],
+      [
+        "the control payout list",
+        () =>
+          fetch(`${mock.url}/_mock/payouts?accountId=${a.accountId}`, {
+            headers: { authorization: `Bearer ${ADMIN}` },
+          }),
+      ],
+      [
+        "the delivery log",
+        () =>
+          fetch(`${mock.url}/_mock/webhooks?accountId=${a.accountId}`, {
+            headers: { authorization: `Bearer ${ADMIN}` },
+          }),
+      ],
+    ];
+    const before: unknown[] = [];
+    for (const [, send] of requests) {
+      const response = await send();
+      before.push([
+        response.status,
+        response.headers.get("content-type")?.includes("json")
+          ? await response.json()
+          : (await response.arrayBuffer()).byteLength,
+      ]);
+    }
+    for (const [i, [what, send]] of requests.entries()) {
+      await stop(mock);
+      mock = await start(store);
+      const response = await send();
+      const after = [
+        response.status,
+        response.headers.get("content-type")?.includes("json")
+          ? await response.json()
+          : (await response.arrayBuffer()).byteLength,
+      ];
+      expect(after, what).toEqual(before[i]);
+    }
+    // named by id after a restart: a COMPLETED payout is refunded, a delivered webhook sent again
+    await stop(mock);
+    mock = await start(store);
+    expect((await control().refundPayout(done.id)).status).toBe("REFUNDED");
+    await control().redeliverWebhook(delivery.id);
+    await until(
+      "the redelivery arrived",
+      () => hooks.received.filter((r) => r.webhookId === delivery.webhookId).length >= 2,
+    );
+    // the active payout moves on after a restart too
+    expect((await control().advancePayout(waiting.id)).status).not.toBe(waiting.status);
+  });
+
   it("work falls due while its account is out of memory: the expiry runs, the webhook is retried under its webhook-id", async () => {
     const store = await STORES[kind]();
     const mock = await start(store, { cacheRecords: 1 });

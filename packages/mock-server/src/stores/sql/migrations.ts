@@ -169,7 +169,7 @@ CREATE INDEX paykit_accounts_to_purge ON paykit_accounts (id) WHERE removed_at I
   },
   {
     version: 5,
-    name: "accounts load on use: when each account next has work due, and payins by 3DS transaction",
+    name: "accounts load on use: when each account next has work due, its active records, payins by 3DS transaction",
     // next_due_ms is on the sandbox clock (real time plus the sandbox's offset, in epoch ms): the
     // earliest expiry, reserve release, webhook retry or payout step of the account's records, NULL
     // when none waits. A process reads an account into memory only when a request needs it or its
@@ -179,6 +179,11 @@ ALTER TABLE paykit_accounts ADD COLUMN next_due_ms BIGINT;
 CREATE INDEX paykit_accounts_due ON paykit_accounts (next_due_ms) WHERE next_due_ms IS NOT NULL AND removed_at IS NULL;
 CREATE INDEX paykit_payins_by_three_ds ON paykit_payins ((record->'threeDS'->>'transactionId'))
   WHERE jsonb_typeof(record->'threeDS') = 'object';
+CREATE INDEX paykit_payins_active ON paykit_payins (account_id)
+  WHERE status IN ('PENDING', 'PENDING_3DS') OR jsonb_typeof(record->'reserveReleaseAt') = 'number';
+CREATE INDEX paykit_payouts_active ON paykit_payouts (account_id)
+  WHERE status IN ('AWAITING_APPROVAL', 'PENDING', 'PROCESSING', 'APPROVED');
+CREATE INDEX paykit_deliveries_pending ON paykit_deliveries (account_id) WHERE state = 'pending';
 `,
   },
 ];

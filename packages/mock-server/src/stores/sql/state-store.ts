@@ -48,6 +48,44 @@ function live(t: string): string {
   return `JOIN paykit_accounts live ON live.id = ${t}.account_id AND live.epoch = ${t}.epoch AND live.removed_at IS NULL`;
 }
 
+/** The columns of a delivery row with its attempts, as {@link deliveryFrom} reads it (`d`: the deliveries). */
+const DELIVERY_SELECT = `SELECT d.id, d.webhook_id, d.account_id, d.resource, d.resource_id, d.status, d.url, d.state, d.payload,
+              d.traceparent, d.cycle_attempts, d.duplicate, d.retry_at_ms::float8 AS retry_at_ms,
+              (extract(epoch FROM d.created_at) * 1000)::float8 AS created_ms,
+              coalesce((SELECT json_agg(json_build_object('at', a.at_text, 'statusCode', a.status_code, 'error', a.error) ORDER BY a.n)
+                          FROM (SELECT n, status_code, error,
+                                       to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at_text
+                                  FROM paykit_delivery_attempts WHERE delivery_id = d.id) a), '[]'::json) AS attempts
+         FROM paykit_deliveries d`;
+
+/**
+ * The records with work to come, which an account read on use holds (the rest is read when named):
+ * payins that may still change or hold a reserve, payouts not settled, deliveries not done. The same
+ * predicates as the partial indexes of migration 5.
+ */
+const ACTIVE = {
+  payins: (t: string) =>
+    `${t}.status IN ('PENDING', 'PENDING_3DS') OR jsonb_typeof(${t}.record->'reserveReleaseAt') = 'number'`,
+  payouts: (t: string) => `${t}.status IN ('AWAITING_APPROVAL', 'PENDING', 'PROCESSING', 'APPROVED')`,
+  deliveries: (t: string) => `${t}.state = 'pending'`,
+};
+
+/** Records of one account that a request names by id, referenceId or 3DS transaction. */
+export interface RecordNames {
+  payinIds?: readonly string[];
+  payoutIds?: readonly string[];
+  deliveryIds?: readonly string[];
+  payoutReferenceIds?: readonly string[];
+  threeDSTransactionIds?: readonly string[];
+}
+
+/** An account's records as read from the store. */
+export interface SavedRecords {
+  payins: SavedPayin[];
+  payouts: SavedPayout[];
+  deliveries: SavedDelivery[];
+}
+
 /** What a request may name an account by, besides its id. */
 export type AccountKey = "id" | "publicKey" | "payin" | "payout" | "delivery" | "threeDS";
 
@@ -113,14 +151,20 @@ export class SqlStateStore {
    * One live account with its payins, payouts and deliveries (none with `records: false`: its
    * settings and totals alone); null when there is no such account.
    */
-  async loadAccount(id: string, options: { records?: boolean } = {}): Promise<SavedAccountRecords | null> {
+  async loadAccount(
+    id: string,
+    options: { records?: boolean | "active" } = {},
+  ): Promise<SavedAccountRecords | null> {
     return (await this.loadAccounts([id], options))[0] ?? null;
   }
 
-  /** Live accounts by id, each with its records (none with `records: false`); missing ones are left out. */
+  /**
+   * Live accounts by id, each with its records: all of them, the active ones only (`"active"`: what
+   * has work to come, see {@link ACTIVE}), or none (`false`); missing accounts are left out.
+   */
   async loadAccounts(
     ids: readonly string[],
-    options: { records?: boolean } = {},
+    options: { records?: boolean | "active" } = {},
   ): Promise<SavedAccountRecords[]> {
     if (ids.length === 0) return [];
     const found = await this.db.query<{ settings: SavedAccount }>(
@@ -131,7 +175,7 @@ export class SqlStateStore {
     for (const { settings } of found.rows)
       byId.set(settings.id, { account: settings, payins: [], payouts: [], deliveries: [] });
     if (options.records === false || byId.size === 0) return [...byId.values()];
-    const records = await this.#records([...byId.keys()]);
+    const records = await this.#records([...byId.keys()], options.records === "active");
     for (const p of records.payins) byId.get(p.accountId)?.payins.push(p);
     for (const p of records.payouts) byId.get(p.accountId)?.payouts.push(p);
     for (const d of records.deliveries) byId.get(d.accountId)?.deliveries.push(d);
@@ -171,30 +215,73 @@ export class SqlStateStore {
     return sandbox.rows[0]?.value ?? null;
   }
 
-  /** The live records of some accounts, or of every account (`null`). */
-  async #records(
-    accountIds: readonly string[] | null,
-  ): Promise<{ payins: SavedPayin[]; payouts: SavedPayout[]; deliveries: SavedDelivery[] }> {
+  /**
+   * Records of one live account that a request names and memory does not hold: payins, payouts and
+   * deliveries by id, payouts by referenceId, payins by 3DS transaction.
+   */
+  async loadRecords(accountId: string, names: RecordNames): Promise<SavedRecords> {
     const db = this.db;
-    const where = (t: string) => (accountIds === null ? "" : `WHERE ${t}.account_id = ANY($1::text[])`);
+    const any = (values: readonly string[] | undefined) =>
+      values !== undefined && values.length > 0 ? values : null;
+    const payinIds = any(names.payinIds);
+    const threeDS = any(names.threeDSTransactionIds);
+    const payoutIds = any(names.payoutIds);
+    const references = any(names.payoutReferenceIds);
+    const deliveryIds = any(names.deliveryIds);
+    const payins =
+      payinIds === null && threeDS === null
+        ? []
+        : (
+            await db.query<{ record: SavedPayin }>(
+              `SELECT r.record FROM paykit_payins r ${live("r")}
+                WHERE r.account_id = $1 AND (r.id = ANY($2::text[]) OR (jsonb_typeof(r.record->'threeDS') = 'object'
+                      AND (r.record->'threeDS'->>'transactionId') = ANY($3::text[]))) ORDER BY r.id`,
+              [accountId, payinIds ?? [], threeDS ?? []],
+            )
+          ).rows.map((r) => r.record);
+    const payouts =
+      payoutIds === null && references === null
+        ? []
+        : (
+            await db.query<{ record: SavedPayout }>(
+              `SELECT r.record FROM paykit_payouts r ${live("r")}
+                WHERE r.account_id = $1 AND (r.id = ANY($2::text[]) OR r.reference_id = ANY($3::text[])) ORDER BY r.id`,
+              [accountId, payoutIds ?? [], references ?? []],
+            )
+          ).rows.map((r) => r.record);
+    const deliveries =
+      deliveryIds === null
+        ? []
+        : (
+            await db.query<DeliveryRow>(
+              `${DELIVERY_SELECT} ${live("d")} WHERE d.account_id = $1 AND d.id = ANY($2::text[]) ORDER BY d.created_at, d.id`,
+              [accountId, deliveryIds],
+            )
+          ).rows.map(deliveryFrom);
+    return { payins, payouts, deliveries };
+  }
+
+  /** The live records of some accounts, or of every account (`null`); with `active`, those of {@link ACTIVE}. */
+  async #records(accountIds: readonly string[] | null, active = false): Promise<SavedRecords> {
+    const db = this.db;
+    const where = (t: string, activeOnly: string) => {
+      const clauses = [
+        ...(accountIds === null ? [] : [`${t}.account_id = ANY($1::text[])`]),
+        ...(active ? [`(${activeOnly})`] : []),
+      ];
+      return clauses.length === 0 ? "" : `WHERE ${clauses.join(" AND ")}`;
+    };
     const params = accountIds === null ? [] : [accountIds];
     const payins = await db.query<{ record: SavedPayin }>(
-      `SELECT r.record FROM paykit_payins r ${live("r")} ${where("r")} ORDER BY r.id`,
+      `SELECT r.record FROM paykit_payins r ${live("r")} ${where("r", ACTIVE.payins("r"))} ORDER BY r.id`,
       params,
     );
     const payouts = await db.query<{ record: SavedPayout }>(
-      `SELECT r.record FROM paykit_payouts r ${live("r")} ${where("r")} ORDER BY r.id`,
+      `SELECT r.record FROM paykit_payouts r ${live("r")} ${where("r", ACTIVE.payouts("r"))} ORDER BY r.id`,
       params,
     );
     const deliveries = await db.query<DeliveryRow>(
-      `SELECT d.id, d.webhook_id, d.account_id, d.resource, d.resource_id, d.status, d.url, d.state, d.payload,
-              d.traceparent, d.cycle_attempts, d.duplicate, d.retry_at_ms::float8 AS retry_at_ms,
-              (extract(epoch FROM d.created_at) * 1000)::float8 AS created_ms,
-              coalesce((SELECT json_agg(json_build_object('at', a.at_text, 'statusCode', a.status_code, 'error', a.error) ORDER BY a.n)
-                          FROM (SELECT n, status_code, error,
-                                       to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at_text
-                                  FROM paykit_delivery_attempts WHERE delivery_id = d.id) a), '[]'::json) AS attempts
-         FROM paykit_deliveries d ${live("d")} ${where("d")} ORDER BY d.created_at, d.id`,
+      `${DELIVERY_SELECT} ${live("d")} ${where("d", ACTIVE.deliveries("d"))} ORDER BY d.created_at, d.id`,
       params,
     );
     return {
