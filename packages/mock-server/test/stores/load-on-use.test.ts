@@ -16,7 +16,7 @@ import {
   type MockServer,
   type MockServerOptions,
 } from "../../src/index.js";
-import { openPostgres } from "../../src/stores/sql/sql-client.js";
+import { openPglite, openPostgres, type SqlDatabase } from "../../src/stores/sql/sql-client.js";
 import { basic, boletoPayin, payoutBody, pixPayin, ref } from "../fixtures.js";
 
 const ADMIN = "admin-token-for-load-on-use";
@@ -57,6 +57,13 @@ async function start(
   const mock = await createMockServer({ store, adminToken: ADMIN, autoAdvance: false, ...options });
   running.add(mock);
   return mock;
+}
+
+/** The store's database, opened by the test itself (no mock may hold a data directory meanwhile). */
+function sqlOf(store: MockServerOptions["store"]): Promise<SqlDatabase> {
+  if (typeof store === "object" && "dataDir" in store) return openPglite(join(store.dataDir, "pglite"));
+  if (typeof store === "object" && "url" in store) return openPostgres(store.url, { max: 1 });
+  throw new Error("a durable store was expected");
 }
 
 async function stop(mock: MockServer): Promise<void> {
@@ -318,6 +325,31 @@ describe.each(["pglite", "postgres"] as const)("accounts load on use (%s)", (kin
     );
     // the active payout moves on after a restart too
     expect((await control().advancePayout(waiting.id)).status).not.toBe(waiting.status);
+  });
+
+  it("a store the previous version saved: accounts with work to come are read in, and their work runs", async () => {
+    const store = await STORES[kind]();
+    let mock = await start(store);
+    const control = () => createHttpControl({ url: mock.url, adminToken: ADMIN });
+    const hooks = await receiver();
+    hooks.answer(200);
+    const a = await control().createAccount();
+    await api(mock, a).post("/payin", pixPayin({ referenceId: ref("before"), webhookUrl: hooks.url }));
+    await stop(mock);
+    // the store as schema 4 left it: no due times
+    const db = await sqlOf(store);
+    await db.exec(`
+      DROP INDEX paykit_accounts_due; DROP INDEX paykit_payins_by_three_ds; DROP INDEX paykit_payins_active;
+      DROP INDEX paykit_payouts_active; DROP INDEX paykit_deliveries_pending;
+      ALTER TABLE paykit_accounts DROP COLUMN next_due_ms;
+      DELETE FROM paykit_schema_migrations WHERE version = 5;`);
+    await db.close();
+
+    mock = await start(store);
+    // nothing names the account: the migration made it due, the process reads it in, the expiry runs
+    await control().setClock({ advanceMs: 2 * 60 * 60 * 1000 });
+    await until("the expiry's webhook arrived", () => hooks.received.length >= 1);
+    expect(mock.store.accountLoads.loads).toBeGreaterThanOrEqual(1);
   });
 
   it("work falls due while its account is out of memory: the expiry runs, the webhook is retried under its webhook-id", async () => {

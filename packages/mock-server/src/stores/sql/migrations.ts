@@ -184,6 +184,15 @@ CREATE INDEX paykit_payins_active ON paykit_payins (account_id)
 CREATE INDEX paykit_payouts_active ON paykit_payouts (account_id)
   WHERE status IN ('AWAITING_APPROVAL', 'PENDING', 'PROCESSING', 'APPROVED');
 CREATE INDEX paykit_deliveries_pending ON paykit_deliveries (account_id) WHERE state = 'pending';
+-- Accounts an older mock saved with work still to come are due now: the first process of this
+-- version reads each one in, which arms its work and saves its real due time.
+UPDATE paykit_accounts a SET next_due_ms = 0
+ WHERE a.removed_at IS NULL AND (
+   EXISTS (SELECT 1 FROM paykit_payins r WHERE r.account_id = a.id AND r.epoch = a.epoch
+             AND (r.status IN ('PENDING', 'PENDING_3DS') OR jsonb_typeof(r.record->'reserveReleaseAt') = 'number'))
+   OR EXISTS (SELECT 1 FROM paykit_payouts r WHERE r.account_id = a.id AND r.epoch = a.epoch
+             AND r.status IN ('AWAITING_APPROVAL', 'PENDING', 'PROCESSING', 'APPROVED'))
+   OR EXISTS (SELECT 1 FROM paykit_deliveries d WHERE d.account_id = a.id AND d.epoch = a.epoch AND d.state = 'pending'));
 `,
   },
 ];
