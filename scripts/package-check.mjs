@@ -1,0 +1,46 @@
+#!/usr/bin/env node
+// A published package's `package:check`: packs it once with `pnpm pack` (what `pnpm publish` uploads:
+// workspace: ranges become versions) and runs publint (`--strict`) and attw on that one tarball.
+// `attw --pack` packed it again with `npm pack` (about 2.3 s of a core: npm's own start-up) and publint
+// asked pnpm for the file list a second time; one `pnpm pack` costs about 0.6 s, for six packages in
+// every `npm test`. Arguments after the command go to attw as they are (`--exclude-entrypoints …`).
+// Usage, from a package's directory: `node ../../scripts/package-check.mjs [attw options]`.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+
+/** The JavaScript file of a root dev dependency's command, run with this `node` (no shell wrapper). */
+function bin(name, command) {
+  const dir = join(root, "node_modules", ...name.split("/"));
+  const { bin: bins } = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+  return join(dir, typeof bins === "string" ? bins : bins[command]);
+}
+
+const attwOptions = process.argv.slice(2);
+const destination = mkdtempSync(join(tmpdir(), "paykit-package-check-"));
+
+/** Runs a command (its output shown, or only on failure when `quiet`); exits with its status when it fails. */
+function run(command, args, quiet = false) {
+  const result = spawnSync(command, args, { stdio: quiet ? "pipe" : "inherit", encoding: "utf8" });
+  if (result.error) throw result.error;
+  if (result.status !== 0) {
+    if (quiet) process.stderr.write(`${result.stdout}${result.stderr}`);
+    rmSync(destination, { recursive: true, force: true });
+    process.exit(result.status ?? 1);
+  }
+}
+
+try {
+  run("pnpm", ["pack", "--pack-destination", destination], true);
+  const tarballs = readdirSync(destination).filter((name) => name.endsWith(".tgz"));
+  if (tarballs.length !== 1) throw new Error(`pnpm pack left ${tarballs.length} tarballs in ${destination}`);
+  const tarball = join(destination, tarballs[0]);
+  run(process.execPath, [bin("publint", "publint"), "--strict", tarball]);
+  run(process.execPath, [bin("@arethetypeswrong/cli", "attw"), tarball, ...attwOptions]);
+} finally {
+  rmSync(destination, { recursive: true, force: true });
+}
