@@ -409,7 +409,7 @@ export class AccountLoader {
    */
   evict(): number {
     const state = this.#state;
-    if (this.#stopped || !this.#quiet()) return 0;
+    if (this.#stopped) return 0;
     let held = 0;
     const sizes = new Map<string, number>();
     for (const id of this.#used.keys()) {
@@ -423,6 +423,11 @@ export class AccountLoader {
       held += size;
     }
     if (held <= this.#cacheRecords) return 0;
+    if (!this.#quiet()) {
+      // a save under way (another account's, a due time's): try again once it is done
+      this.#evictSoon();
+      return 0;
+    }
     const out: string[] = [];
     const now = state.clock.now();
     for (const [id, size] of sizes) {
