@@ -11,6 +11,7 @@ import {
   payinFrom,
   payoutFrom,
   type SavedAccountRecords,
+  type SavedSandbox,
   type SavedStart,
   type SavedState,
 } from "./saved.js";
@@ -24,10 +25,7 @@ import type { MockState } from "./state.js";
  */
 export function restoreStart(state: MockState, saved: SavedStart): void {
   const fixed = state.defaultAccountParams;
-  state.clearForRestore();
-  state.clock.offsetMs = saved.sandbox.clockOffsetMs;
-  state.boletoSeq = saved.sandbox.boletoSeq;
-  for (const entry of saved.sandbox.pixKeys) state.directory.register(entry);
+  restoreSandbox(state, saved.sandbox);
   const loaded = saved.defaultAccount === null ? null : adoptSavedAccount(state, saved.defaultAccount);
   const usable = loaded !== null && (!state.defaultKeysFixed || loaded.publicKey === fixed.publicKey);
   chooseDefault(state, usable ? loaded : state.createAccount(fixed));
@@ -36,10 +34,7 @@ export function restoreStart(state: MockState, saved: SavedStart): void {
 /** Replaces the state's content by a whole saved state (every account read at once). */
 export function restoreState(state: MockState, saved: SavedState): void {
   const fixed = state.defaultAccountParams;
-  state.clearForRestore();
-  state.clock.offsetMs = saved.sandbox.clockOffsetMs;
-  state.boletoSeq = saved.sandbox.boletoSeq;
-  for (const entry of saved.sandbox.pixKeys) state.directory.register(entry);
+  restoreSandbox(state, saved.sandbox);
   const byAccount = new Map<string, SavedAccountRecords>();
   for (const account of saved.accounts)
     byAccount.set(account.id, { account, payins: [], payouts: [], deliveries: [] });
@@ -51,6 +46,14 @@ export function restoreState(state: MockState, saved: SavedState): void {
     ? accounts.find((a) => a.publicKey === fixed.publicKey)
     : accounts.find((a) => a.id === saved.sandbox.defaultAccountId);
   chooseDefault(state, chosen ?? state.createAccount(fixed));
+}
+
+/** Empties the state for a saved sandbox: its clock, boleto numbers and PIX keys. */
+function restoreSandbox(state: MockState, sandbox: SavedSandbox): void {
+  state.clearForRestore();
+  state.clock.offsetMs = sandbox.clockOffsetMs;
+  state.boletoSeq = sandbox.boletoSeq;
+  for (const entry of sandbox.pixKeys) state.directory.register(entry);
 }
 
 function chooseDefault(state: MockState, account: Account): void {

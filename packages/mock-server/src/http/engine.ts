@@ -148,14 +148,9 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
       try {
         release = await persistence.prepare(needsOf(req));
       } catch (error) {
-        if (error instanceof ApiError) return errorResponse(error);
-        onError?.(error);
-        return errorResponse(
-          new ApiError(
-            "INTERNAL_ERROR",
-            "the mock could not read this request's account from its store; nothing was changed: send it again",
-            { status: 503, headers: { "retry-after": "1" } },
-          ),
+        return storeFailure(
+          error,
+          "the mock could not read this request's account from its store; nothing was changed: send it again",
         );
       }
     }
@@ -164,6 +159,15 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
     } finally {
       release();
     }
+  }
+
+  /** The answer to a store's failure: its own error when it says what happened, else 503 with `message`. */
+  function storeFailure(error: unknown, message: string): EngineResponse {
+    if (error instanceof ApiError) return errorResponse(error);
+    onError?.(error);
+    return errorResponse(
+      new ApiError("INTERNAL_ERROR", message, { status: 503, headers: { "retry-after": "1" } }),
+    );
   }
 
   /** The accounts a request needs in memory: its caller's, and those its route names. */
@@ -198,14 +202,9 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
       if (persistence.reloads !== reloads) throw changesNotStored("no");
     } catch (error) {
       // the store's own 503 says whether the changes are stored
-      if (error instanceof ApiError) return errorResponse(error);
-      onError?.(error);
-      return errorResponse(
-        new ApiError(
-          "INTERNAL_ERROR",
-          "the mock's store failed while saving this request's changes: they may or may not be stored",
-          { status: 503, headers: { "retry-after": "1" } },
-        ),
+      return storeFailure(
+        error,
+        "the mock's store failed while saving this request's changes: they may or may not be stored",
       );
     }
     return response;

@@ -213,15 +213,10 @@ export class AccountLoader {
     const state = this.#state;
     let left = ids;
     while (left.length > 0) {
-      const waits: Promise<unknown>[] = [];
-      const missing: string[] = [];
-      for (const id of left) {
-        const held = this.#bare.get(id)?.done ?? this.#loading.get(id);
-        if (held !== undefined) waits.push(held);
-        else if (state.accounts.has(id)) {
-          this.#touch(id);
-          if (mode === "whole" && this.#active.has(id)) waits.push(this.#complete(id));
-        } else missing.push(id);
+      const { waits, loaded, missing } = this.#sort(left);
+      for (const id of loaded) {
+        this.#touch(id);
+        if (mode === "whole" && this.#active.has(id)) waits.push(this.#complete(id));
       }
       const absent = new Set<string>();
       if (missing.length > 0)
@@ -296,24 +291,31 @@ export class AccountLoader {
     }
   }
 
+  /** Sorts accounts: those to wait for (being read, or held bare by a reset), in memory, and missing. */
+  #sort(ids: readonly string[]): { waits: Promise<unknown>[]; loaded: string[]; missing: string[] } {
+    const waits: Promise<unknown>[] = [];
+    const loaded: string[] = [];
+    const missing: string[] = [];
+    for (const id of ids) {
+      const held = this.#bare.get(id)?.done ?? this.#loading.get(id);
+      if (held !== undefined) waits.push(held);
+      else if (this.#state.accounts.has(id)) loaded.push(id);
+      else missing.push(id);
+    }
+    return { waits, loaded, missing };
+  }
+
   /**
    * Reads accounts without their records for one request (a reset, the account list), unless they are
    * in memory whole already: those are answered as `whole`, the request uses them as they are.
    */
   async #holdBare(ids: readonly string[]): Promise<{ bare: string[]; whole: string[] }> {
-    const state = this.#state;
     const bare: string[] = [];
     const whole: string[] = [];
     let left = ids;
     while (left.length > 0) {
-      const waits: Promise<unknown>[] = [];
-      const missing: string[] = [];
-      for (const id of left) {
-        const held = this.#bare.get(id)?.done ?? this.#loading.get(id);
-        if (held !== undefined) waits.push(held);
-        else if (state.accounts.has(id)) whole.push(id);
-        else missing.push(id);
-      }
+      const { waits, loaded, missing } = this.#sort(left);
+      whole.push(...loaded);
       const done = new Set<string>();
       if (missing.length > 0)
         waits.push(

@@ -3,13 +3,8 @@
 // its id, or a payin, payout or delivery of it), and takes idle accounts out of memory past
 // `cacheRecords`. Nothing of that shows in an answer: an account read back answers exactly as before,
 // and its work (an expiry, a webhook retry under the same webhook-id) runs while it is out of memory.
-import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { sharedPostgresUrl } from "../../../../tests/support/services.js";
+import { afterEach, describe, expect, it } from "vitest";
 import {
   createHttpControl,
   createMockServer,
@@ -18,36 +13,21 @@ import {
 } from "../../src/index.js";
 import { openPglite, openPostgres, type SqlDatabase } from "../../src/stores/sql/sql-client.js";
 import { basic, boletoPayin, payoutBody, pixPayin, ref } from "../fixtures.js";
+import { newStore, webhookReceiver } from "./store-kinds.js";
 
 const ADMIN = "admin-token-for-load-on-use";
-const dirs: string[] = [];
 const running = new Set<MockServer>();
-const receivers = new Set<Server>();
+const receivers = new Set<() => Promise<void>>();
 afterEach(async () => {
   await Promise.all([...running].map((m) => m.close().catch(() => {})));
   running.clear();
-  for (const server of receivers) server.close();
+  await Promise.all([...receivers].map((close) => close()));
   receivers.clear();
 });
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
 
-let databases = 0;
 const STORES = {
-  pglite: async (): Promise<MockServerOptions["store"]> => {
-    const dir = mkdtempSync(join(tmpdir(), "paykit-load-on-use-"));
-    dirs.push(dir);
-    return { dataDir: dir };
-  },
-  postgres: async (): Promise<MockServerOptions["store"]> => {
-    const url = await sharedPostgresUrl();
-    const name = `load_on_use_${process.pid}_${++databases}`;
-    const admin = await openPostgres(url, { max: 1 });
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.close();
-    return { url: url.replace(/\/[^/]*$/, `/${name}`) };
-  },
+  pglite: () => newStore("pglite", "load-on-use"),
+  postgres: () => newStore("postgres", "load-on-use"),
 };
 
 async function start(
@@ -91,34 +71,11 @@ async function until(what: string, check: () => boolean | Promise<boolean>, ms =
   }
 }
 
-/** A webhook receiver answering what the test sets, recording each delivery's id and event. */
+/** A webhook receiver (see store-kinds.ts), closed after each test. */
 async function receiver() {
-  const received: { webhookId: string; type: string; status: number }[] = [];
-  let status = 500;
-  const server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (chunk) => {
-      body += chunk;
-    });
-    req.on("end", () => {
-      const event = JSON.parse(body) as { type?: string; event?: string; status?: string };
-      received.push({
-        webhookId: String(req.headers["webhook-id"]),
-        type: String(event.type ?? event.event ?? event.status),
-        status,
-      });
-      res.writeHead(status).end();
-    });
-  });
-  receivers.add(server);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    received,
-    answer(code: number) {
-      status = code;
-    },
-  };
+  const hooks = await webhookReceiver();
+  receivers.add(hooks.close);
+  return hooks;
 }
 
 describe.each(["pglite", "postgres"] as const)("accounts load on use (%s)", (kind) => {
@@ -432,14 +389,14 @@ describe.each(["pglite", "postgres"] as const)("accounts load on use (%s)", (kin
     await control.setClock({ advanceMs: 2 * 60 * 60 * 1000 });
     await until("the expiry's webhook was attempted", () => hooks.received.length >= 1);
     expect(mock.store.accountLoads.loads).toBeGreaterThan(loads);
-    expect(hooks.received[0]).toMatchObject({ status: 500 });
+    expect(hooks.received[0]).toMatchObject({ answered: 500 });
     const webhookId = hooks.received[0]!.webhookId;
 
     // the retry is minutes away on a's clock: a leaves memory again, and the retry still comes
     await until("a left memory again", () => mock.store.accountLoads.unloads >= 2, 90_000);
     hooks.answer(200);
     await control.setClock({ advanceMs: 60 * 60 * 1000 });
-    await until("the retry was delivered", () => hooks.received.some((r) => r.status === 200));
+    await until("the retry was delivered", () => hooks.received.some((r) => r.answered === 200));
     expect(new Set(hooks.received.map((r) => r.webhookId))).toEqual(new Set([webhookId]));
     const deliveries = await control.webhooks(a.accountId);
     expect(deliveries.map((d) => ({ id: d.webhookId, state: d.state, attempts: d.attempts.length }))).toEqual(

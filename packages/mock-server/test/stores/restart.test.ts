@@ -1,72 +1,24 @@
 // A durable sandbox survives its process: what a mock on PGlite (`--data-dir`) or PostgreSQL (`--store`)
 // answered before a stop is there after a start, and the work that was due (expiries, reserve releases,
 // automatic payout steps, webhook retries) goes on from where it was.
-import { mkdtempSync, rmSync } from "node:fs";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { sharedPostgresUrl } from "../../../../tests/support/services.js";
+import { describe, expect, it } from "vitest";
 import { createMockServer, type MockServerOptions } from "../../src/index.js";
 import { StoreInUseError } from "../../src/stores/open-store.js";
-import { openPostgres } from "../../src/stores/sql/sql-client.js";
 import { apiOf, basic, boletoPayin, cardPayin, payoutBody, pixPayin, ref } from "../fixtures.js";
-
-const dirs: string[] = [];
-afterAll(() => {
-  for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
-});
-
-let databases = 0;
-/** A new empty store of each kind. */
-const STORES = {
-  pglite: async (): Promise<MockServerOptions["store"]> => {
-    const dir = mkdtempSync(join(tmpdir(), "paykit-restart-"));
-    dirs.push(dir);
-    return { dataDir: dir };
-  },
-  postgres: async (): Promise<MockServerOptions["store"]> => {
-    const url = await sharedPostgresUrl();
-    const name = `restart_${process.pid}_${++databases}`;
-    const admin = await openPostgres(url, { max: 1 });
-    await admin.query(`CREATE DATABASE ${name}`);
-    await admin.close();
-    return { url: url.replace(/\/[^/]*$/, `/${name}`) };
-  },
-};
+import { newStore, webhookReceiver } from "./store-kinds.js";
 
 const ADMIN = "admin-token-for-restart-tests";
 
-/** A webhook receiver whose answer the test sets; it records every delivery's id and body. */
-async function receiver() {
-  const received: { webhookId: string; body: { id: string; status: string } }[] = [];
-  let status = 500;
-  const server: Server = createServer((req, res) => {
-    let body = "";
-    req.on("data", (chunk) => {
-      body += chunk;
-    });
-    req.on("end", () => {
-      received.push({ webhookId: String(req.headers["webhook-id"]), body: JSON.parse(body) });
-      res.writeHead(status).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
-    received,
-    answer(code: number) {
-      status = code;
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
+/** A new empty store of each kind. */
+const STORES = {
+  pglite: () => newStore("pglite", "restart"),
+  postgres: () => newStore("postgres", "restart"),
+};
 
 describe.each(Object.keys(STORES) as (keyof typeof STORES)[])("a mock on %s, stopped and started", (kind) => {
   it("keeps every record, balance, setting, clock and key, and resumes the work that was due", async () => {
     const store = await STORES[kind]();
-    const hook = await receiver();
+    const hook = await webhookReceiver();
     const options: MockServerOptions = { store, adminToken: ADMIN, autoAdvance: false, sharedSandbox: false };
     let mock = await createMockServer(options);
     const keys = mock.account;
