@@ -346,6 +346,31 @@ describe.each(["pglite", "postgres"] as const)("accounts load on use (%s)", (kin
     expect(await answers()).toEqual(live);
   });
 
+  it("retention removes an account out of memory in the store alone, and its keys stop working", async () => {
+    const store = await STORES[kind]();
+    let mock = await start(store);
+    const control = () => createHttpControl({ url: mock.url, adminToken: ADMIN });
+    const a = await control().createAccount();
+    const kept = await control().createAccount();
+    await stop(mock);
+    // a new process with a short retention: a is never read in, and goes; kept is used meanwhile
+    mock = await start(store, { retention: "4s" });
+    await until(
+      "a was removed",
+      async () => {
+        expect((await api(mock, kept).get("/payout?limit=1")).status).toBe(200);
+        return !(await control().accounts()).some((x) => x.accountId === a.accountId);
+      },
+      60_000,
+    );
+    expect((await api(mock, a).get("/payout?limit=1")).status).toBe(401);
+    await stop(mock);
+    mock = await start(store);
+    const left = (await control().accounts()).map((x) => x.accountId);
+    expect(left).toContain(kept.accountId);
+    expect(left).not.toContain(a.accountId);
+  });
+
   it("a store the previous version saved: accounts with work to come are read in, and their work runs", async () => {
     const store = await STORES[kind]();
     let mock = await start(store);
