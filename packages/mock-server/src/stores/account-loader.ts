@@ -119,11 +119,17 @@ export class AccountLoader {
     clearTimeout(this.#dueTimer);
   }
 
-  /** The state was read back from the store whole (a reload): nothing this loader knew still holds. */
+  /**
+   * The state was read back from the store (at start, or after a failed save): nothing this loader
+   * knew still holds. The default account was read with its active records (unless every account is
+   * read whole): a list reads the rest.
+   */
   restarted(): void {
     this.#used.clear();
     this.#active.clear();
-    this.#used.set(this.#state.defaultAccount.id, true);
+    const id = this.#state.defaultAccount.id;
+    this.#used.set(id, true);
+    if (!this.#alwaysWhole) this.#active.add(id);
   }
 
   /** An account was removed (retention): a load of it under way is dropped. */

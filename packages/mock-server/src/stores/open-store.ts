@@ -38,14 +38,20 @@ export interface StoreLoading {
   defaultPublicKey?: string;
   /** Records idle accounts may hold in memory together (`--cache-records`). @default 100000 */
   cacheRecords?: number;
+  /** Read every account whole, the default one at start included (a retention limit counts records in memory). */
+  wholeAccounts?: boolean;
 }
 
 /** How a durable store reads accounts on use, from an engine's options (its fixed default keys). */
 export function storeLoading(options: {
   defaultAccount?: { publicKey?: string; secretKey?: string };
+  maxRecords?: number;
 }): StoreLoading {
   const fixed = options.defaultAccount;
-  return fixed?.publicKey && fixed.secretKey ? { defaultPublicKey: fixed.publicKey } : {};
+  return {
+    ...(fixed?.publicKey && fixed.secretKey ? { defaultPublicKey: fixed.publicKey } : {}),
+    ...(options.maxRecords === undefined ? {} : { wholeAccounts: true }),
+  };
 }
 
 /** Another mock process holds the data directory. */
@@ -59,7 +65,7 @@ export async function openDurableStore(
   onError: (error: unknown) => void = () => {},
   loading: StoreLoading = {},
 ): Promise<DurableStore> {
-  const { defaultPublicKey, cacheRecords } = loading;
+  const { defaultPublicKey, cacheRecords, wholeAccounts } = loading;
   const dir = resolve(option.dataDir);
   mkdirSync(dir, { recursive: true });
   const unlock = lockDirectory(dir);
@@ -76,7 +82,7 @@ export async function openDurableStore(
     const store = new SqlStateStore(db);
     // one process holds the directory: after a failed save it reads the committed state back itself
     // the sandbox and its default account now; every other account when a request needs it
-    const start = () => store.loadStart(defaultPublicKey);
+    const start = () => store.loadStart(defaultPublicKey, { records: wholeAccounts ? true : "active" });
     persister = new Persister(store, await start(), onError, { reload: start }, store, {
       source: store,
       ...(cacheRecords === undefined ? {} : { cacheRecords }),

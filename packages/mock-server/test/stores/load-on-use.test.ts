@@ -88,13 +88,27 @@ describe.each(["pglite", "postgres"] as const)("accounts load on use (%s)", (kin
     const payinA = await (await api(mock, a).post("/payin", pixPayin({ referenceId: ref("a") }))).json();
     const payinB = await (await api(mock, b).post("/payin", pixPayin({ referenceId: ref("b") }))).json();
     const before = await (await api(mock, a).get(`/payin/${payinA.id}`)).json();
+    // the default account's history: read at start with its active records alone, the rest when named
+    const own = api(mock, mock.account);
+    const settled = await (await own.post("/payin", pixPayin({ referenceId: ref("own") }))).json();
+    await control().payPayin(settled.id);
+    const paidOut = await own.post("/payout", payoutBody({ amount: 2_000, referenceId: "own-payout" }));
+    expect(paidOut.status).toBe(201);
+    const ownPayin = await (await own.get(`/payin/${settled.id}`)).json();
+    const ownPayouts = await (await own.get("/payout?limit=10")).json();
     const listed = await control().accounts();
     await stop(mock);
 
     mock = await start(store);
     expect(mock.store.accountLoads).toEqual({ loads: 0, unloads: 0 });
-    // the default account answers without reading anything
-    expect((await api(mock, mock.account).get("/payout?limit=1")).status).toBe(200);
+    // the default account answers without reading another account
+    expect(await (await api(mock, mock.account).get(`/payin/${settled.id}`)).json()).toEqual(ownPayin);
+    expect(await (await api(mock, mock.account).get("/payout?limit=10")).json()).toEqual(ownPayouts);
+    const repeated = await api(mock, mock.account).post(
+      "/payout",
+      payoutBody({ amount: 2_000, referenceId: "own-payout" }),
+    );
+    expect(repeated.status).toBe(400);
     expect(mock.store.accountLoads.loads).toBe(0);
     // the account list reads every account's settings, not their records, and keeps none of them
     expect(await control().accounts()).toEqual(listed);

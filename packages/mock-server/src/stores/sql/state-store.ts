@@ -134,17 +134,21 @@ export class SqlStateStore {
 
   /**
    * What a process reads at start: the sandbox row and the default account (the one holding
-   * `defaultPublicKey` when the engine was given fixed keys), with its records. No other account is
-   * read: each one is read when a request needs it ({@link loadAccount}). Null on a first start.
+   * `defaultPublicKey` when the engine was given fixed keys), with its records (its active ones with
+   * `records: "active"`). No other account is read: each one is read when a request needs it
+   * ({@link loadAccount}). Null on a first start.
    */
-  async loadStart(defaultPublicKey?: string): Promise<SavedStart | null> {
+  async loadStart(
+    defaultPublicKey?: string,
+    options: { records?: boolean | "active" } = {},
+  ): Promise<SavedStart | null> {
     const sandbox = await this.#sandbox();
     if (sandbox === null) return null;
     const id =
       defaultPublicKey === undefined
         ? sandbox.defaultAccountId
         : ((await this.accountIdsBy("publicKey", [defaultPublicKey]))[0] ?? null);
-    return { sandbox, defaultAccount: id === null ? null : await this.loadAccount(id) };
+    return { sandbox, defaultAccount: id === null ? null : await this.loadAccount(id, options) };
   }
 
   /**

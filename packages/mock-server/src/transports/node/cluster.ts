@@ -374,7 +374,9 @@ class Member implements ClusterMember {
     this.#reader = reader;
     let start: Awaited<ReturnType<SqlStateStore["loadStart"]>>;
     try {
-      start = await store.loadStart(loading.defaultPublicKey);
+      start = await store.loadStart(loading.defaultPublicKey, {
+        records: loading.wholeAccounts ? true : "active",
+      });
     } catch (error) {
       this.#closeReader();
       throw error;
