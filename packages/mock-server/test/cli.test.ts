@@ -160,6 +160,8 @@ describe("paykit-mock (docs/decisions.md: The mock server: starting it)", () => 
     [["--store", "postgres://u@127.0.0.1:5432/db"], /--store postgres:\/\/… is a sandbox a team shares/],
     [["--store", "mysql://u@h/db", "--admin-token", "secret-token-1"], /PostgreSQL URL/],
     [["--data-dir", "a", "--store", "postgres://u@h/db", "--admin-token", "secret-token-1"], /give one/],
+    [["--cache-records", "0"], /--cache-records must be a positive whole number, got 0/],
+    [["--cache-records", "1e5"], /--cache-records must be a positive whole number, got 1e5/],
   ])("refuses %j", (args, message) => {
     expect(() => parseCliArgs(args)).toThrow(message);
   });
@@ -171,6 +173,9 @@ describe("paykit-mock (docs/decisions.md: The mock server: starting it)", () => 
     });
     expect(parseCliArgs(["--allowed-hosts", "mock.team.example, .preview.example"])).toMatchObject({
       allowedHosts: ["mock.team.example", ".preview.example"],
+    });
+    expect(parseCliArgs(["--data-dir", "d", "--cache-records", "5000"])).toMatchObject({
+      cacheRecords: 5000,
     });
   });
 

@@ -385,6 +385,12 @@ describe.each(["pglite", "postgres"] as const)("accounts load on use (%s)", (kin
     expect(left).not.toContain(a.accountId);
   });
 
+  it("refuses a cacheRecords that is not a whole number of at least 1", async () => {
+    const store = await STORES[kind]();
+    for (const cacheRecords of [0, -1, 1.5, Number.NaN])
+      await expect(start(store, { cacheRecords })).rejects.toThrow(/cacheRecords must be a whole number/);
+  });
+
   it("a store the previous version saved: accounts with work to come are read in, and their work runs", async () => {
     const store = await STORES[kind]();
     let mock = await start(store);
