@@ -117,6 +117,14 @@ export class ChangeTracker {
     this.#onChange();
   }
 
+  /**
+   * Whether the changes not taken yet touch an account (a whole-sandbox reset touches every one);
+   * `deliveryAccount` names a delivery's account.
+   */
+  touches(accountId: string, deliveryAccount: (deliveryId: string) => string | null): boolean {
+    return touches(this.#current, accountId, deliveryAccount);
+  }
+
   /** Answers the changes so far and starts a new set. */
   take(): ChangeSet {
     const taken = this.#current;
@@ -130,4 +138,17 @@ export class ChangeTracker {
     changes.merge(this.#current);
     this.#current = changes;
   }
+}
+
+/** Whether a change set touches an account (see {@link ChangeTracker.touches}). */
+export function touches(
+  changes: ChangeSet,
+  accountId: string,
+  deliveryAccount: (deliveryId: string) => string | null,
+): boolean {
+  if (changes.everything || changes.accounts.has(accountId) || changes.usedAccounts.has(accountId))
+    return true;
+  if (changes.resetAccounts.has(accountId) || changes.removedAccounts.has(accountId)) return true;
+  for (const id of changes.deliveries) if (deliveryAccount(id) === accountId) return true;
+  return false;
 }

@@ -60,8 +60,8 @@ export class AccountLoader {
   readonly #cacheRecords: number;
   readonly #dueIntervalMs: number;
   readonly #onError: (error: unknown) => void;
-  /** Whether an idle account may leave memory now (the store holds all its changes). */
-  readonly #quiet: () => boolean;
+  /** Whether the store holds every change of an account (none waits for a save, none is being saved). */
+  readonly #holdsAll: (accountId: string) => boolean;
   /** Loads under way, by account id. */
   readonly #loading = new Map<string, Promise<void>>();
   /** Requests using each account now. */
@@ -96,13 +96,13 @@ export class AccountLoader {
     state: MockState,
     source: AccountSource,
     onError: (error: unknown) => void,
-    quiet: () => boolean,
+    holdsAll: (accountId: string) => boolean,
     options: AccountLoaderOptions = {},
   ) {
     this.#state = state;
     this.#source = source;
     this.#onError = onError;
-    this.#quiet = quiet;
+    this.#holdsAll = holdsAll;
     this.#cacheRecords = options.cacheRecords ?? DEFAULT_CACHE_RECORDS;
     this.#dueIntervalMs = options.dueIntervalMs ?? 1_000;
     this.#alwaysWhole = options.alwaysWhole ?? false;
@@ -431,19 +431,21 @@ export class AccountLoader {
       held += size;
     }
     if (held <= this.#cacheRecords) return 0;
-    if (!this.#quiet()) {
-      // a save under way (another account's, a due time's): try again once it is done
-      this.#evictSoon();
-      return 0;
-    }
     const out: string[] = [];
     const now = state.clock.now();
+    let waiting = false;
     for (const [id, size] of sizes) {
       if (held <= this.#cacheRecords) break;
-      if (!this.#idle(id, now)) continue;
+      if (!this.#idle(id, now)) {
+        // in use, or its changes not saved yet: soon idle (an account due later waits for that)
+        waiting ||= id !== state.defaultAccount.id && !this.#dueSoon(id, now);
+        continue;
+      }
       out.push(id);
       held -= size;
     }
+    // still over the cache with accounts about to be idle: look again shortly, not at the next request
+    if (held > this.#cacheRecords && waiting) this.#evictSoon();
     const unloaded = state.unloadAccounts(out);
     for (const id of unloaded) {
       this.#used.delete(id);
@@ -453,12 +455,17 @@ export class AccountLoader {
     return unloaded.length;
   }
 
+  /** Whether an account's work falls due within ten seconds (it then stays in memory for it). */
+  #dueSoon(id: string, now: number): boolean {
+    const due = nextDueOf(this.#state, id);
+    return due !== null && due <= now + DUE_SOON_MS;
+  }
+
   #idle(id: string, now: number): boolean {
     const state = this.#state;
-    if (id === state.defaultAccount.id || this.#pins.has(id)) return false;
+    if (id === state.defaultAccount.id || this.#pins.has(id) || !this.#holdsAll(id)) return false;
     if (state.outbox.busy(id) || state.listeners.holds(id)) return false;
-    const due = nextDueOf(state, id);
-    return due === null || due > now + DUE_SOON_MS;
+    return !this.#dueSoon(id, now);
   }
 
   #scheduleDue(ms: number): void {

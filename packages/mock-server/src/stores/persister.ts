@@ -4,7 +4,7 @@
 // is not tried again: the engine's state then holds changes the store does not, so every request still
 // waiting, and every later one, is answered 503 (not stored), no webhook of them is sent, and the state
 // goes back to what the store holds (read back in place, or by the next leader).
-import { type ChangeSet, ChangeTracker } from "../domain/changes.js";
+import { type ChangeSet, ChangeTracker, touches } from "../domain/changes.js";
 import { nextDueOf } from "../domain/next-due.js";
 import type { AccountNeeds } from "../domain/persistence.js";
 import { changesNotStored, type StatePersistence } from "../domain/persistence.js";
@@ -60,6 +60,8 @@ export class Persister implements StatePersistence {
   readonly #saved: Saved | null;
   readonly #loadOnUse: LoadOnUse | null;
   #loader: AccountLoader | null = null;
+  /** The changes of the save under way, until it is done. */
+  #saving: ChangeSet | null = null;
   /** A save under way removes accounts or resets the sandbox: reads of accounts wait for it. */
   #structural: Promise<void> | null = null;
   readonly #onError: (error: unknown) => void;
@@ -129,13 +131,25 @@ export class Persister implements StatePersistence {
         state,
         loadOnUse.source,
         (error) => this.#onError(error),
-        () => !this.#failed && !this.#stopped && this.#written >= this.#marked && !this.#writing,
+        (accountId) => this.#holdsAll(accountId),
         // a retention limit counts an account's records in memory: it needs them all
         { ...loadOnUse, alwaysWhole: Number.isFinite(state.maxRecords) },
       );
       this.#loader.restarted();
       this.#loader.start();
     }
+  }
+
+  /**
+   * Whether the store holds every change of an account (none waits for a save, none is being saved):
+   * only then may it leave memory.
+   */
+  #holdsAll(accountId: string): boolean {
+    if (this.#failed || this.#stopped) return false;
+    const deliveryAccount = (id: string) => this.#state?.outbox.accountOf(id) ?? null;
+    if (this.#tracker.touches(accountId, deliveryAccount)) return false;
+    const saving = this.#saving;
+    return saving === null || !touches(saving, accountId, deliveryAccount);
   }
 
   /** Accounts read in and taken out by the loader so far (0 without one). */
@@ -252,6 +266,7 @@ export class Persister implements StatePersistence {
       while (this.#written < this.#marked) {
         const target = this.#marked;
         const changes = this.#tracker.take();
+        this.#saving = changes;
         let batch: SaveBatch;
         const structural = changes.everything || changes.removedAccounts.size > 0;
         let settle = () => {};
@@ -269,6 +284,7 @@ export class Persister implements StatePersistence {
           }
         }
         this.batches += 1;
+        this.#saving = null;
         // a reset's old rows and a removed account's rows are deleted behind it, a batch at a time
         if (batch.everything || batch.resetAccounts.length > 0 || batch.removedAccounts.length > 0)
           void this.#purge();
@@ -282,6 +298,7 @@ export class Persister implements StatePersistence {
       }
     } finally {
       this.#writing = false;
+      this.#saving = null;
       if (this.#waiters.length > 0 && this.#written < this.#marked) this.#schedule();
     }
   }

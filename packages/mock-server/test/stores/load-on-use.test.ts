@@ -18,11 +18,14 @@ import { newStore, webhookReceiver } from "./store-kinds.js";
 const ADMIN = "admin-token-for-load-on-use";
 const running = new Set<MockServer>();
 const receivers = new Set<() => Promise<void>>();
+const errors: unknown[] = [];
 afterEach(async () => {
   await Promise.all([...running].map((m) => m.close().catch(() => {})));
   running.clear();
   await Promise.all([...receivers].map((close) => close()));
   receivers.clear();
+  const met = errors.splice(0);
+  expect(met.map((e) => (e as Error)?.stack ?? String(e))).toEqual([]);
 });
 
 const STORES = {
@@ -34,7 +37,14 @@ async function start(
   store: MockServerOptions["store"],
   options: MockServerOptions = {},
 ): Promise<MockServer> {
-  const mock = await createMockServer({ store, adminToken: ADMIN, autoAdvance: false, ...options });
+  const mock = await createMockServer({
+    store,
+    adminToken: ADMIN,
+    autoAdvance: false,
+    // a store's failure is never silent here: the test that met it fails, naming it
+    onError: (error) => errors.push(error),
+    ...options,
+  });
   running.add(mock);
   return mock;
 }
