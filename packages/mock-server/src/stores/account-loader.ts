@@ -141,35 +141,53 @@ export class AccountLoader {
 
   /** Reads in what a request needs and holds it in memory until the answer's release is called. */
   async prepare(needs: AccountNeeds): Promise<() => void> {
-    const named = await this.#resolve(needs);
+    // Every account named is held from here on: one read in while the request still waits for
+    // another (or for its named records) must not leave memory before the request runs.
+    const pinned = new Set<string>();
+    const pin = (ids: Iterable<string>) => {
+      for (const id of ids) {
+        if (pinned.has(id)) continue;
+        pinned.add(id);
+        this.#pins.set(id, (this.#pins.get(id) ?? 0) + 1);
+      }
+    };
     let bare: string[] = [];
-    const bareIds = needs.bareAll
-      ? await this.#source.accountIdsBy("all")
-      : (needs.bareAccountIds ?? []).filter(isStorableText);
-    if (bareIds.length > 0) {
-      const held = await this.#holdBare(bareIds);
-      bare = held.bare;
-      named.push(...held.whole);
-    }
-    // an account held bare serves this request as it is (its keys are there, for its own caller)
-    const barely = new Set(bare);
-    const ids = [...new Set(named)].filter((id) => !barely.has(id));
-    const whole = needs.whole === true || this.#alwaysWhole;
-    await this.#ensureLoaded(ids, whole ? "whole" : "active");
-    if (!whole) await this.#ensureRecords(ids, needs);
-    const held = [...ids, ...bare];
-    for (const id of held) this.#pins.set(id, (this.#pins.get(id) ?? 0) + 1);
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      for (const id of held) {
+    const release = () => {
+      for (const id of pinned) {
         const left = (this.#pins.get(id) ?? 1) - 1;
         if (left > 0) this.#pins.set(id, left);
         else this.#pins.delete(id);
       }
       for (const id of bare) this.#releaseBare(id);
       this.#evictSoon();
+    };
+    try {
+      const named = await this.#resolve(needs);
+      pin(named);
+      const bareIds = needs.bareAll
+        ? await this.#source.accountIdsBy("all")
+        : (needs.bareAccountIds ?? []).filter(isStorableText);
+      pin(bareIds);
+      if (bareIds.length > 0) {
+        const held = await this.#holdBare(bareIds);
+        bare = held.bare;
+        named.push(...held.whole);
+      }
+      // an account held bare serves this request as it is (its keys are there, for its own caller)
+      const barely = new Set(bare);
+      const ids = [...new Set(named)].filter((id) => !barely.has(id));
+      const whole = needs.whole === true || this.#alwaysWhole;
+      await this.#ensureLoaded(ids, whole ? "whole" : "active");
+      if (!whole) await this.#ensureRecords(ids, needs);
+    } catch (error) {
+      release();
+      throw error;
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      release();
     };
   }
 
