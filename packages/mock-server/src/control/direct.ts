@@ -2,7 +2,7 @@ import { validate } from "@paykit/contract";
 import type * as z from "zod/mini";
 import type { ControlOperations } from "../domain/control.js";
 import { ApiError } from "../domain/errors.js";
-import type { AccountNeeds, StatePersistence } from "../domain/persistence.js";
+import type { AccountNeeds, RequestHold, StatePersistence } from "../domain/persistence.js";
 import type { ControlCall, ControlRequest } from "./call.js";
 import { controlFrom, type MockControl, MockControlError } from "./mock-control.js";
 import { callNeeds } from "./needs.js";
@@ -25,7 +25,7 @@ export function definedQuery(query: ControlRequest["query"]): Record<string, str
 /** What an in-process engine's durable store offers its direct control (see {@link StatePersistence}). */
 export interface DirectControlStore {
   saved(): Promise<void>;
-  prepare?(needs: AccountNeeds): Promise<() => void>;
+  prepare?(needs: AccountNeeds): Promise<RequestHold>;
 }
 
 /**
@@ -36,12 +36,12 @@ export interface DirectControlStore {
  */
 export function directControl(ops: ControlOperations, store?: DirectControlStore): MockControl {
   async function send<W>(call: ControlCall<never, W, unknown>, request: ControlRequest): Promise<W> {
-    let release = () => {};
+    let hold: RequestHold = { release: () => {} };
     try {
       if (store?.prepare !== undefined) {
         const body = (request.body ?? {}) as Record<string, unknown>;
         const text = (value: unknown) => (typeof value === "string" ? value : undefined);
-        release = await store.prepare(
+        hold = await store.prepare(
           callNeeds(call, {
             id: request.id ?? "",
             accountId: text(call.scope === "bodyAccount" ? body.accountId : request.query?.accountId),
@@ -53,15 +53,18 @@ export function directControl(ops: ControlOperations, store?: DirectControlStore
       const body = call.body === null ? undefined : checkedInput(call.body, request.body ?? {});
       const query = call.query === null ? {} : checkedInput(call.query, definedQuery(request.query));
       const input = { id: request.id ?? "", body, query, caller: undefined };
-      const wire = await call.run(ops, input as never);
-      if (store !== undefined) await store.saved();
-      return wire;
+      const run = async () => {
+        const wire = await call.run(ops, input as never);
+        if (store !== undefined) await (hold.saved === undefined ? store.saved() : hold.saved());
+        return wire;
+      };
+      return await (hold.run === undefined ? run() : hold.run(run));
     } catch (error) {
       if (error instanceof ApiError)
         throw new MockControlError(error.status, error.code, error.message, error.details);
       throw error;
     } finally {
-      release();
+      hold.release();
     }
   }
   return controlFrom(send, CONTROL_CALLS, LIST_CALLS);

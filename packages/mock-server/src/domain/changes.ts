@@ -20,10 +20,13 @@ export class ChangeSet {
   readonly removedAccounts = new Set<string>();
   /** The whole sandbox was reset: everything saved is dropped before the rest is written. */
   everything = false;
+  /** The sandbox itself changed (its clock, the PIX keys registered). */
+  sandbox = false;
 
   get empty(): boolean {
     return (
       !this.everything &&
+      !this.sandbox &&
       this.payins.size === 0 &&
       this.payouts.size === 0 &&
       this.accounts.size === 0 &&
@@ -44,6 +47,31 @@ export class ChangeSet {
     for (const id of other.usedAccounts) this.usedAccounts.add(id);
     for (const id of other.removedAccounts) this.removedAccounts.add(id);
     this.everything ||= other.everything;
+    this.sandbox ||= other.sandbox;
+  }
+
+  /**
+   * Splits the changes by account (`deliveryAccount` names a delivery's account); `everything` and
+   * `sandbox` are not an account's and stay with none.
+   */
+  byAccount(deliveryAccount: (deliveryId: string) => string | null): Map<string, ChangeSet> {
+    const parts = new Map<string, ChangeSet>();
+    const of = (id: string) => {
+      const part = parts.get(id) ?? new ChangeSet();
+      parts.set(id, part);
+      return part;
+    };
+    for (const p of this.payins) of(p.accountId).payins.add(p);
+    for (const p of this.payouts) of(p.accountId).payouts.add(p);
+    for (const id of this.accounts) of(id).accounts.add(id);
+    for (const id of this.resetAccounts) of(id).resetAccounts.add(id);
+    for (const id of this.usedAccounts) of(id).usedAccounts.add(id);
+    for (const id of this.removedAccounts) of(id).removedAccounts.add(id);
+    for (const id of this.deliveries) {
+      const accountId = deliveryAccount(id);
+      if (accountId !== null) of(accountId).deliveries.add(id);
+    }
+    return parts;
   }
 }
 
@@ -112,8 +140,9 @@ export class ChangeTracker {
     this.#onChange();
   }
 
-  /** The sandbox itself changed (its clock, the PIX keys registered); saved with every change set. */
+  /** The sandbox itself changed (its clock, the PIX keys registered). */
   sandbox(): void {
+    this.#current.sandbox = true;
     this.#onChange();
   }
 
@@ -130,6 +159,43 @@ export class ChangeTracker {
     const taken = this.#current;
     this.#current = new ChangeSet();
     return taken;
+  }
+
+  /** Whether any change was marked since the last take. */
+  hasChanges(): boolean {
+    return !this.#current.empty;
+  }
+
+  /** Whether the changes not taken yet hold a delivery's. */
+  holdsDelivery(deliveryId: string): boolean {
+    return this.#current.deliveries.has(deliveryId);
+  }
+
+  /**
+   * Adds changes made elsewhere (another request's, of an account it did not hold) to these; `quiet`:
+   * without telling the store (changes put back for a later save it schedules itself).
+   */
+  add(changes: ChangeSet, options: { quiet?: boolean } = {}): void {
+    if (changes.empty) return;
+    this.#current.merge(changes);
+    if (!options.quiet) this.#onChange();
+  }
+
+  /**
+   * Drops the changes not taken yet of these accounts (a copy another process's write made stale:
+   * what was changed in it is not saved); answers the deliveries dropped with them.
+   */
+  drop(accountIds: ReadonlySet<string>, deliveryAccount: (deliveryId: string) => string | null): string[] {
+    const current = this.#current;
+    this.#current = new ChangeSet();
+    this.#current.everything = current.everything;
+    this.#current.sandbox = current.sandbox;
+    const dropped: string[] = [];
+    for (const [id, part] of current.byAccount(deliveryAccount)) {
+      if (accountIds.has(id)) dropped.push(...part.deliveries);
+      else this.#current.merge(part);
+    }
+    return dropped;
   }
 
   /** Puts back changes whose save failed, under those made since. */

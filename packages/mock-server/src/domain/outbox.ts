@@ -81,7 +81,7 @@ export interface OutboxHooks {
    * then. Rejects when the save failed: the event is not sent, and the engine goes back to what the
    * store holds (which sends every saved delivery still pending, under its own `webhook-id`).
    */
-  saved(): Promise<void>;
+  saved(deliveryId: string): Promise<void>;
 }
 
 /** What a new event carries: its resource, status, destination and body. */
@@ -453,7 +453,7 @@ export class Outbox {
       // committed changes")). After a failed save the state is read back, and the delivery with it if
       // it was saved: that copy sends it, this one never does.
       if (this.hooks !== null) {
-        const committed = await this.hooks.saved().then(
+        const committed = await this.hooks.saved(d.entry.id).then(
           () => true,
           () => false,
         );

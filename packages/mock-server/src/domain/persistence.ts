@@ -21,16 +21,32 @@ export interface StatePersistence {
   readonly reloads?: number;
   /**
    * Reads into memory the accounts a request needs before it runs (a store that loads accounts on
-   * use); answers a release to call once the request's changes are saved, after which an idle
-   * account may leave memory again. Absent: every account is in memory.
+   * use), and holds them for it (a shared store locks them in its transaction); answers the hold,
+   * released once the request's changes are saved. Absent: every account is in memory.
    */
-  prepare?(needs: AccountNeeds): Promise<() => void>;
+  prepare?(needs: AccountNeeds): Promise<RequestHold>;
   /**
    * The retention sweep of a store with its own clock: removes the accounts unused for `retentionMs`
    * and deletes their rows in batches; answers the accounts removed. Without it, the engine sweeps
    * its memory on the real clock.
    */
   sweep?(retentionMs: number): Promise<string[]>;
+}
+
+/** A store's hold on what one request uses, from its `prepare` until its `release`. */
+export interface RequestHold {
+  /**
+   * Runs the request: a store that commits each request on its own sees, in `work`, which changes
+   * are this request's. @default work()
+   */
+  run?<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Resolves once this request's changes are committed (the store's `saved()` when absent); rejects
+   * as `saved()` does.
+   */
+  saved?(): Promise<void>;
+  /** Ends the hold: the accounts may leave memory, a transaction still open rolls back. Idempotent. */
+  release(): void;
 }
 
 /**

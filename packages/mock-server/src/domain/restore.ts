@@ -48,6 +48,17 @@ export function restoreState(state: MockState, saved: SavedState): void {
   chooseDefault(state, chosen ?? state.createAccount(fixed));
 }
 
+/**
+ * Takes in the sandbox as another process saved it (a shared store): its clock and PIX keys; the
+ * accounts in memory stay (each has its own version). Boleto numbers only ever go up.
+ */
+export function adoptSavedSandbox(state: MockState, sandbox: SavedSandbox): void {
+  state.clock.offsetMs = sandbox.clockOffsetMs;
+  state.boletoSeq = Math.max(state.boletoSeq, sandbox.boletoSeq);
+  state.directory.reset();
+  for (const entry of sandbox.pixKeys) state.directory.register(entry);
+}
+
 /** Empties the state for a saved sandbox: its clock, boleto numbers and PIX keys. */
 function restoreSandbox(state: MockState, sandbox: SavedSandbox): void {
   state.clearForRestore();

@@ -344,13 +344,14 @@ export class MockState {
    * memory bounded): their records, deliveries and schedule go, the store keeps them, and the next
    * request that needs one reads it back. Their PIX keys and the bank page's tokens stay: the
    * directory is saved with the sandbox, and a shopper's open page must still post back. The default
-   * account stays. Answers the accounts taken out.
+   * account stays, unless `evenDefault` (a shared store reads it again: the caller then makes the copy
+   * read the default one). Answers the accounts taken out.
    */
-  unloadAccounts(accountIds: Iterable<string>): string[] {
+  unloadAccounts(accountIds: Iterable<string>, options: { evenDefault?: boolean } = {}): string[] {
     const unloaded: string[] = [];
     for (const accountId of accountIds) {
       const account = this.accounts.get(accountId);
-      if (account === undefined || account === this.defaultAccount) continue;
+      if (account === undefined || (account === this.defaultAccount && !options.evenDefault)) continue;
       for (const payin of account.payins) {
         if (this.payins.get(payin.id) === payin) this.payins.delete(payin.id);
         if (payin.threeDS) this.payinsByThreeDSTransaction.delete(payin.threeDS.transactionId);

@@ -5,7 +5,12 @@ import { ControlOperations } from "../domain/control.js";
 import { ApiError } from "../domain/errors.js";
 import { constantTimeEqual } from "../domain/ids.js";
 import { expireOnClock } from "../domain/payins.js";
-import { type AccountNeeds, changesNotStored, type StatePersistence } from "../domain/persistence.js";
+import {
+  type AccountNeeds,
+  changesNotStored,
+  type RequestHold,
+  type StatePersistence,
+} from "../domain/persistence.js";
 import { startRetention } from "../domain/retention.js";
 import { type EngineOptions, MockState } from "../domain/state.js";
 import { authorizeSharedControlCall, checkAdminToken } from "./control-access.js";
@@ -87,7 +92,7 @@ function withoutBody(response: EngineResponse): EngineResponse {
   return { ...response, headers: { ...response.headers, "content-length": String(length) }, body: null };
 }
 
-const noRelease = () => {};
+const NO_HOLD: RequestHold = { release: () => {} };
 
 /** The public key of a request's Basic credentials, if it carries any. */
 function basicPublicKey(header: string | undefined): string | undefined {
@@ -143,10 +148,10 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
       if (req.method === "HEAD") return withoutBody(await answer({ ...req, method: "GET" }));
       return answer(req);
     }
-    let release = noRelease;
+    let hold: RequestHold = NO_HOLD;
     if (persistence.prepare !== undefined) {
       try {
-        release = await persistence.prepare(needsOf(req));
+        hold = await persistence.prepare(needsOf(req));
       } catch (error) {
         return storeFailure(
           error,
@@ -155,9 +160,10 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
       }
     }
     try {
-      return await answerSaved(req, persistence);
+      const work = () => answerSaved(req, persistence, hold);
+      return await (hold.run === undefined ? work() : hold.run(work));
     } finally {
-      release();
+      hold.release();
     }
   }
 
@@ -191,13 +197,17 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
     return match?.[1] !== undefined && constantTimeEqual(match[1], token);
   }
 
-  async function answerSaved(req: EngineRequest, persistence: StatePersistence): Promise<EngineResponse> {
+  async function answerSaved(
+    req: EngineRequest,
+    persistence: StatePersistence,
+    hold: RequestHold,
+  ): Promise<EngineResponse> {
     const reloads = persistence.reloads;
     const response =
       req.method === "HEAD" ? withoutBody(await answer({ ...req, method: "GET" })) : await answer(req);
     options.beforeSave?.(req, response);
     try {
-      await persistence.saved();
+      await (hold.saved === undefined ? persistence.saved() : hold.saved());
       // answered from a state that a failed save made the store read back meanwhile
       if (persistence.reloads !== reloads) throw changesNotStored("no");
     } catch (error) {

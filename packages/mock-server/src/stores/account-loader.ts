@@ -40,6 +40,11 @@ export interface AccountLoaderOptions {
    * counts an account's records in memory). @default false
    */
   alwaysWhole?: boolean;
+  /**
+   * How accounts whose work fell due are read in (a shared store reads them under their lock, as a
+   * request would). @default read as a request's accounts are
+   */
+  loadDue?: (ids: readonly string[]) => Promise<void>;
 }
 
 /** How much of an account a read brings in: every record, the active ones, or none. */
@@ -82,6 +87,7 @@ export class AccountLoader {
   /** Reads of the rest of an active account under way, by account id. */
   readonly #completing = new Map<string, Promise<void>>();
   readonly #alwaysWhole: boolean;
+  readonly #loadDue: ((ids: readonly string[]) => Promise<void>) | null;
   /** Accounts removed by this process: a load under way for one is dropped, never adopted. */
   readonly #gone = new Set<string>();
   #evictTimer: ReturnType<typeof setTimeout> | undefined;
@@ -106,6 +112,7 @@ export class AccountLoader {
     this.#cacheRecords = options.cacheRecords ?? DEFAULT_CACHE_RECORDS;
     this.#dueIntervalMs = options.dueIntervalMs ?? 1_000;
     this.#alwaysWhole = options.alwaysWhole ?? false;
+    this.#loadDue = options.loadDue ?? null;
   }
 
   /** Starts asking the store for accounts whose work fell due. */
@@ -130,6 +137,22 @@ export class AccountLoader {
     const id = this.#state.defaultAccount.id;
     this.#used.set(id, true);
     if (!this.#alwaysWhole) this.#active.add(id);
+  }
+
+  /**
+   * Accounts taken out of memory by the store itself (a shared store's copy that another process's
+   * write made stale): forgotten here too.
+   */
+  forget(accountIds: Iterable<string>): void {
+    for (const id of accountIds) {
+      this.#used.delete(id);
+      this.#active.delete(id);
+    }
+  }
+
+  /** The ids of the accounts a request names (see {@link prepare}), without reading any in. */
+  resolveIds(needs: AccountNeeds): Promise<string[]> {
+    return this.#resolve(needs);
   }
 
   /** An account was removed (retention): a load of it under way is dropped. */
@@ -505,7 +528,8 @@ export class AccountLoader {
       const state = this.#state;
       const due = await this.#source.dueAccounts(state.clock.now(), DUE_BATCH);
       const fresh = due.filter((id) => !state.accounts.has(id) && !this.#gone.has(id));
-      await this.#ensureLoaded(fresh, this.#alwaysWhole ? "whole" : "active");
+      if (this.#loadDue !== null) await this.#loadDue(fresh);
+      else await this.#ensureLoaded(fresh, this.#alwaysWhole ? "whole" : "active");
       // loaded ones too: a due time that passed with nothing to do is saved anew, so it is not asked again
       for (const id of due) if (state.accounts.has(id)) state.changes?.account(id);
     } catch (error) {

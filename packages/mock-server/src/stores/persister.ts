@@ -5,13 +5,13 @@
 // waiting, and every later one, is answered 503 (not stored), no webhook of them is sent, and the state
 // goes back to what the store holds (read back in place, or by the next leader).
 import { type ChangeSet, ChangeTracker, touches } from "../domain/changes.js";
-import { nextDueOf } from "../domain/next-due.js";
-import type { AccountNeeds } from "../domain/persistence.js";
+import type { AccountNeeds, RequestHold } from "../domain/persistence.js";
 import { changesNotStored, type StatePersistence } from "../domain/persistence.js";
 import { restoreStart, restoreState } from "../domain/restore.js";
-import { type SavedStart, type SavedState, savedAccount, savedPayin, savedPayout } from "../domain/saved.js";
+import type { SavedStart, SavedState } from "../domain/saved.js";
 import type { MockState } from "../domain/state.js";
 import { AccountLoader, type AccountLoaderOptions, type AccountSource } from "./account-loader.js";
+import { batchOf } from "./save-batch.js";
 import { CommitUnknownError } from "./sql/sql-client.js";
 import type { SaveBatch } from "./sql/state-store.js";
 
@@ -162,12 +162,12 @@ export class Persister implements StatePersistence {
     return this.#loader?.evict() ?? 0;
   }
 
-  async prepare(needs: AccountNeeds): Promise<() => void> {
+  async prepare(needs: AccountNeeds): Promise<RequestHold> {
     const loader = this.#loader;
-    if (loader === null) return () => {};
+    if (loader === null) return { release: () => {} };
     // a removal or sandbox reset not committed yet: the store would still show what it removes
     while (this.#structural !== null) await this.#structural.catch(() => {});
-    return loader.prepare(needs);
+    return { release: await loader.prepare(needs) };
   }
 
   saved(): Promise<void> {
@@ -362,64 +362,4 @@ function restore(state: MockState, saved: Saved): void {
 /** Resolves after `ms`, without holding the process open. */
 function pause(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
-}
-
-/** What one save writes: the changed things as they are now, and the ones gone. */
-function batchOf(state: MockState, changes: ChangeSet): SaveBatch {
-  const batch: SaveBatch = {
-    everything: changes.everything,
-    resetAccounts: [...changes.resetAccounts],
-    usedAccounts: [...changes.usedAccounts],
-    removedAccounts: [...changes.removedAccounts],
-    accounts: [],
-    payins: [],
-    deletedPayins: [],
-    payouts: [],
-    deletedPayouts: [],
-    deliveries: [],
-    deletedDeliveries: [],
-    nextDue: [],
-    sandbox: state.savedSandbox(),
-  };
-  if (changes.everything) {
-    // everything saved was dropped: what exists now is written whole (a fresh sandbox is small)
-    for (const account of state.accounts.values()) {
-      changes.accounts.add(account.id);
-      for (const p of account.payins) changes.payins.add(p);
-      for (const p of account.payouts) changes.payouts.add(p);
-    }
-    for (const d of state.outbox.list()) changes.deliveries.add(d.id);
-  }
-  for (const id of changes.accounts) {
-    const account = state.accounts.get(id);
-    if (account === undefined) continue;
-    const balance = account.balance();
-    batch.accounts.push({
-      account: savedAccount(account, state.clockOffsetOf(id)),
-      available: balance.available,
-      reserved: balance.reserved,
-      pending: balance.pending,
-    });
-  }
-  for (const p of changes.payins) {
-    if (state.payins.get(p.id) === p) batch.payins.push(savedPayin(p));
-    else batch.deletedPayins.push(p.id);
-  }
-  for (const p of changes.payouts) {
-    if (state.accounts.get(p.accountId)?.payoutsById.get(p.id) === p) batch.payouts.push(savedPayout(p));
-    else batch.deletedPayouts.push(p.id);
-  }
-  // each account touched gets its next due time, so that it is read back in when that time comes
-  const touched = new Set(changes.accounts);
-  for (const id of changes.deliveries) {
-    const saved = state.outbox.saved(id);
-    if (saved === undefined) batch.deletedDeliveries.push(id);
-    else {
-      batch.deliveries.push(saved);
-      touched.add(saved.accountId);
-    }
-  }
-  for (const id of touched)
-    if (state.accounts.has(id)) batch.nextDue.push({ id, dueMs: nextDueOf(state, id) });
-  return batch;
 }

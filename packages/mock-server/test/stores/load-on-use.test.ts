@@ -441,7 +441,8 @@ describe.each(["pglite", "postgres"] as const)("accounts load on use (%s)", (kin
       DROP INDEX paykit_accounts_due; DROP INDEX paykit_payins_by_three_ds; DROP INDEX paykit_payins_active;
       DROP INDEX paykit_payouts_active; DROP INDEX paykit_deliveries_pending;
       ALTER TABLE paykit_accounts DROP COLUMN next_due_ms;
-      DELETE FROM paykit_schema_migrations WHERE version = 5;`);
+      ALTER TABLE paykit_accounts DROP COLUMN version; ALTER TABLE paykit_sandbox DROP COLUMN version;
+      DELETE FROM paykit_schema_migrations WHERE version >= 5;`);
     await db.close();
 
     mock = await start(store);

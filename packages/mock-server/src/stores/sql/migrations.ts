@@ -195,6 +195,17 @@ UPDATE paykit_accounts a SET next_due_ms = 0
    OR EXISTS (SELECT 1 FROM paykit_deliveries d WHERE d.account_id = a.id AND d.epoch = a.epoch AND d.state = 'pending'));
 `,
   },
+  {
+    version: 6,
+    name: "every process serves every request: a version per account and one for the sandbox",
+    // Each transaction that writes an account's rows bumps its version, under the account row's lock
+    // (SELECT … FOR UPDATE): a process that holds the account in memory at another version reads it
+    // again before it serves a request of it. The sandbox row (clock, PIX keys) has one too.
+    sql: `
+ALTER TABLE paykit_accounts ADD COLUMN version BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE paykit_sandbox ADD COLUMN version BIGINT NOT NULL DEFAULT 0;
+`,
+  },
 ];
 
 /** The newest schema version this mock knows. */

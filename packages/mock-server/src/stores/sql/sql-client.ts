@@ -15,6 +15,17 @@ export interface SqlQueryable {
   exec(sql: string): Promise<void>;
 }
 
+/** A transaction held open across awaits: what a shared store runs one request in. */
+export interface OpenTransaction extends SqlQueryable {
+  /**
+   * Commits; rejects with {@link CommitUnknownError} when the connection ended while committing (the
+   * database may or may not have kept it), with the error otherwise (it did not).
+   */
+  commit(): Promise<void>;
+  /** Rolls back (nothing of it is kept) and gives the connection back. Idempotent, never rejects. */
+  rollback(): Promise<void>;
+}
+
 /** A database the mock's SQL stores read and write. */
 export interface SqlDatabase extends SqlQueryable {
   /** Which engine: for messages and the bench. */
@@ -27,6 +38,8 @@ export interface SqlDatabase extends SqlQueryable {
    * PostgreSQL only: an embedded database is locked by its directory.
    */
   tryHoldLock?(key: number): Promise<boolean>;
+  /** Opens a transaction on a connection of its own, held until its commit or rollback (PostgreSQL). */
+  begin?(): Promise<OpenTransaction>;
   close(): Promise<void>;
 }
 
@@ -106,6 +119,46 @@ export async function openPostgres(url: string, options: { max?: number } = {}):
         client.release(broken);
         throw error;
       }
+    },
+    async begin() {
+      const client = await pool.connect();
+      try {
+        await client.query("BEGIN");
+      } catch (error) {
+        client.release(true);
+        throw error;
+      }
+      let ended = false;
+      const end = (broken: boolean) => {
+        if (ended) return;
+        ended = true;
+        client.release(broken);
+      };
+      return {
+        query: (text, params) => client.query(text, params as unknown[]),
+        exec: async (sql) => void (await client.query(sql)),
+        async commit() {
+          try {
+            await client.query("COMMIT");
+          } catch (error) {
+            // An ERROR answer to COMMIT means rolled back; a connection cut (or a FATAL) while
+            // committing leaves the transaction's fate to the server: it may be durable.
+            const refused = (error as { severity?: unknown }).severity === "ERROR";
+            end(!refused);
+            if (refused) throw error;
+            throw new CommitUnknownError("the connection ended while committing", { cause: error });
+          }
+          end(false);
+        },
+        async rollback() {
+          if (ended) return;
+          const broken = await client.query("ROLLBACK").then(
+            () => false,
+            () => true,
+          );
+          end(broken);
+        },
+      };
     },
     close: () => pool.end(),
   };

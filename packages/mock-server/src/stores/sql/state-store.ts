@@ -38,7 +38,8 @@ export interface SaveBatch {
   sandbox: SavedSandbox;
 }
 
-const SANDBOX_KEY = "state";
+/** The sandbox row's key. */
+export const SANDBOX_KEY = "state";
 
 /**
  * Keeps the rows of table alias `t` that readers see: of an account not removed, and of its current
@@ -377,7 +378,15 @@ export class SqlStateStore {
   }
 }
 
-async function writeBatch(tx: SqlQueryable, b: SaveBatch): Promise<void> {
+/**
+ * Writes one save's rows in the caller's transaction. `sandbox: false` leaves the sandbox row alone
+ * (a shared store writes it only when it changed, under its version: see shared-sql.ts).
+ */
+export async function writeBatch(
+  tx: SqlQueryable,
+  b: SaveBatch,
+  options: { sandbox?: boolean } = {},
+): Promise<void> {
   if (b.everything) {
     // the whole sandbox back to its start, at once at any size: every other account is removed and
     // the default one (kept across resets, with its id) starts a new epoch; the purge deletes the rows
@@ -504,6 +513,7 @@ async function writeBatch(tx: SqlQueryable, b: SaveBatch): Promise<void> {
       );
     }
   }
+  if (options.sandbox === false) return;
   await tx.query(
     `INSERT INTO paykit_sandbox (key, value) VALUES ($1, $2::jsonb)
      ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,

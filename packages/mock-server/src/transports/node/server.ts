@@ -9,6 +9,7 @@ import {
   type StoreLoading,
   storeLoading,
 } from "../../stores/open-store.js";
+import { openSharedStore } from "../../stores/shared-store.js";
 import { shownUrl } from "../../stores/sql/sql-client.js";
 import { clusterMember } from "./cluster.js";
 import { defaultWebhookSecret } from "./default-secret.js";
@@ -138,7 +139,9 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
   // checked here too: a store's process may build its engine only later, when it takes the lead
   retentionMs(engineOptions.retention);
   if (typeof storeOption === "object" && "url" in storeOption)
-    return serveCluster(storeOption.url, peerUrl, port, host, publicUrl, hosts, engineOptions, loading);
+    return process.env.PAYKIT_MOCK_CLUSTER === "leader"
+      ? serveCluster(storeOption.url, peerUrl, port, host, publicUrl, hosts, engineOptions, loading)
+      : serveShared(storeOption.url, port, host, publicUrl, hosts, engineOptions, loading);
   // In memory, fixed keys give the same webhook secret at every start (a durable store keeps the one
   // it saved, rotations included).
   const fixed = engineOptions.defaultAccount;
@@ -199,6 +202,66 @@ function cacheRecordsOf(value: number): number {
   if (!Number.isInteger(value) || value < 1)
     throw new TypeError(`cacheRecords must be a whole number of at least 1, got ${value}`);
   return value;
+}
+
+/** A mock process of a sandbox on PostgreSQL that every process serves (see stores/shared-store.ts). */
+async function serveShared(
+  url: string,
+  port: number,
+  host: string,
+  publicUrl: string | undefined,
+  hosts: HostAllowList,
+  engineOptions: CreateEngineOptions,
+  loading: StoreLoading,
+): Promise<MockServer> {
+  const adminToken = engineOptions.adminToken;
+  if (!adminToken)
+    throw new TypeError(
+      "a PostgreSQL store is a sandbox a team shares: it needs an adminToken (--admin-token) for the calls about every account",
+    );
+  const options = { ...engineOptions, sharedSandbox: engineOptions.sharedSandbox ?? true };
+  const store = await openSharedStore(url, options, {
+    ...(loading.cacheRecords === undefined ? {} : { cacheRecords: loading.cacheRecords }),
+    ...(loading.defaultPublicKey === undefined ? {} : { defaultPublicKey: loading.defaultPublicKey }),
+    ...(engineOptions.onError === undefined ? {} : { onError: engineOptions.onError }),
+  });
+  let engine: MockEngine;
+  try {
+    engine = createEngine({ ...options, persistence: store });
+    await store.saved();
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+  const served = await listen(engine, port, host, publicUrl, hosts).catch(async (error: unknown) => {
+    engine.close();
+    await store.close();
+    throw error;
+  });
+  const close = async () => {
+    await served.close();
+    engine.close();
+    await store.saved();
+    await store.close();
+  };
+  return {
+    store: {
+      kind: "postgres",
+      description: `PostgreSQL at ${shownUrl(url)}`,
+      role: "leader",
+      get accountLoads() {
+        return store.accountLoads;
+      },
+    },
+    url: served.url,
+    get account() {
+      return engine.account;
+    },
+    control: engine.control,
+    engine,
+    close,
+    [Symbol.asyncDispose]: close,
+  };
 }
 
 /** A mock process of the cluster on a PostgreSQL store (see cluster.ts). */

@@ -1,0 +1,658 @@
+// A sandbox that many mock processes serve at once, with PostgreSQL as its source of truth
+// (`--store postgres://…`; docs/decisions.md, "Shared sandbox: every process serves every request").
+// There is no leader and no relay: each request is one transaction. It locks the rows of the accounts
+// it names (SELECT … FOR UPDATE, in id order), reads again any account whose version moved since this
+// process last read or wrote it, runs on the engine, writes its changes, bumps the versions of the
+// accounts it wrote and commits before it is answered. Memory is a cache of accounts keyed by version;
+// the database decides.
+//
+// Changes made outside a request (an expiry, a payout step, a webhook attempt's result) are saved on
+// their own, optimistically: under the account's lock, and only when this process's copy is still
+// at the version the store holds. Otherwise they are dropped with the copy: the work is derived from
+// the records, and runs again from the account as read back.
+import { AsyncLocalStorage } from "node:async_hooks";
+import { isStorableText } from "@paykit/contract";
+import type { Account } from "../domain/accounts.js";
+import { ChangeSet, ChangeTracker } from "../domain/changes.js";
+import { ApiError } from "../domain/errors.js";
+import { expireOnClock } from "../domain/payins.js";
+import {
+  type AccountNeeds,
+  changesNotStored,
+  type RequestHold,
+  type StatePersistence,
+} from "../domain/persistence.js";
+import { adoptSavedSandbox, restoreStart } from "../domain/restore.js";
+import type { SavedStart } from "../domain/saved.js";
+import { type EngineOptions, MockState } from "../domain/state.js";
+import { AccountLoader } from "./account-loader.js";
+import { batchOf } from "./save-batch.js";
+import { assertSchemaKnown, migrate } from "./sql/migrations.js";
+import {
+  accountVersions,
+  lockAccounts,
+  readSandbox,
+  removeUnused,
+  SandboxMovedError,
+  type Versions,
+  writeShared,
+} from "./sql/shared-sql.js";
+import {
+  CommitUnknownError,
+  type OpenTransaction,
+  openPostgres,
+  type SqlDatabase,
+} from "./sql/sql-client.js";
+import { SqlStateStore } from "./sql/state-store.js";
+
+/** Options of {@link openSharedStore}. */
+export interface SharedStoreOptions {
+  /** Records idle accounts may hold in memory together (`--cache-records`). @default 100000 */
+  cacheRecords?: number;
+  /** The default account's fixed public key (`--default-keys`): that account is read at start. */
+  defaultPublicKey?: string;
+  /** Called with every error of a change saved outside a request. */
+  onError?: (error: unknown) => void;
+  /** Transactions this process holds open at once (one per request in flight). @default 16 */
+  connections?: number;
+}
+
+/** A request's hold: its transaction, the accounts it locked, and the changes it made. */
+interface Hold extends RequestHold {
+  readonly changes: ChangeTracker;
+  readonly locked: ReadonlySet<string>;
+  /**
+   * Set once the request commits: a change made after (by a timer or a webhook attempt it started,
+   * which run in its async context) is a background change.
+   */
+  closed: boolean;
+}
+
+/** How long changes made outside a request wait for an account a request of this process holds. */
+const BUSY_RETRY_MS = 20;
+/** Advisory lock key under which the first process creates a new sandbox. */
+const FIRST_START_LOCK = 0x7061796b; // "payk"
+
+/** A {@link StatePersistence} for a PostgreSQL sandbox every process serves (see the file's comment). */
+export class SharedStore implements StatePersistence {
+  readonly #db: SqlDatabase;
+  readonly #readDb: SqlDatabase;
+  readonly #reads: SqlStateStore;
+  readonly #start: { saved: SavedStart; versions: Versions };
+  readonly #options: SharedStoreOptions;
+  readonly #context = new AsyncLocalStorage<Hold>();
+  /** Changes made outside any request, saved on their own (see the file's comment). */
+  readonly #background = new ChangeTracker(() => this.#saveBackgroundSoon(0));
+  /** The version the store held of each account when this process read or wrote the copy named. */
+  readonly #versions = new Map<string, { account: Account; version: number }>();
+  #sandboxVersion = 0;
+  /** Accounts a request of this process holds the lock of, and how many requests. */
+  readonly #lockedHere = new Map<string, number>();
+  /** Accounts whose changes are being written. */
+  readonly #writing = new Set<string>();
+  /** Deliveries waiting to be committed before they are sent. */
+  readonly #deliveryWaits = new Map<string, { resolve(): void; reject(error: unknown): void }[]>();
+  #state: MockState | null = null;
+  #loader: AccountLoader | null = null;
+  #backgroundTimer: ReturnType<typeof setTimeout> | undefined;
+  #backgroundRunning = false;
+  #backgroundAgain = false;
+  #stopped = false;
+  /** Transactions committed, and copies read again because another process wrote the account. */
+  commits = 0;
+  refreshes = 0;
+
+  constructor(
+    db: SqlDatabase,
+    readDb: SqlDatabase,
+    start: { saved: SavedStart; versions: Versions },
+    options: SharedStoreOptions,
+  ) {
+    this.#db = db;
+    this.#readDb = readDb;
+    this.#reads = new SqlStateStore(readDb);
+    this.#start = start;
+    this.#options = options;
+  }
+
+  attach(state: MockState): void {
+    if (this.#state !== null) throw new Error("a store serves one engine");
+    this.#state = state;
+    const background = this.#background;
+    const context = this.#context;
+    // The domain marks its changes on `state.changes`: a request's go to its own hold, the others to
+    // the background set.
+    state.changes = new Proxy(background, {
+      get(target, property) {
+        const hold = context.getStore();
+        const current = hold !== undefined && !hold.closed ? hold.changes : target;
+        const value = Reflect.get(current, property, current);
+        return typeof value === "function" ? value.bind(current) : value;
+      },
+    });
+    state.outbox.hooks = {
+      changed: (id) => state.changes?.delivery(id),
+      saved: (id) => this.#deliverySaved(id),
+    };
+    restoreStart(state, this.#start.saved);
+    this.#sandboxVersion = this.#start.versions.sandbox;
+    const id = state.defaultAccount.id;
+    const version = this.#start.versions.accounts.get(id);
+    if (version !== undefined) this.#versions.set(id, { account: state.defaultAccount, version });
+    this.#loader = new AccountLoader(
+      state,
+      this.#reads,
+      (error) => this.#options.onError?.(error),
+      (accountId) => this.#holdsAll(accountId),
+      {
+        ...(this.#options.cacheRecords === undefined ? {} : { cacheRecords: this.#options.cacheRecords }),
+        alwaysWhole: Number.isFinite(state.maxRecords),
+        loadDue: (ids) => this.#loadDue(ids),
+      },
+    );
+    this.#loader.restarted();
+    this.#loader.start();
+  }
+
+  /** Accounts read in on use, and taken out again. */
+  get accountLoads(): { loads: number; unloads: number } {
+    return { loads: this.#loader?.loads ?? 0, unloads: this.#loader?.unloads ?? 0 };
+  }
+
+  /** Resolves once every change made outside a request so far is saved (or dropped as stale). */
+  async saved(): Promise<void> {
+    for (let i = 0; i < 1_000 && !this.#stopped; i++) {
+      if (this.#background.hasChanges() || this.#backgroundRunning) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        continue;
+      }
+      return;
+    }
+  }
+
+  async prepare(needs: AccountNeeds): Promise<RequestHold> {
+    const state = this.#state;
+    const loader = this.#loader;
+    if (state === null || loader === null || this.#stopped || this.#db.begin === undefined)
+      throw unavailable("the mock is stopping");
+    for (let attempt = 0; ; attempt++) {
+      const ids = await this.#lockIds(loader, needs);
+      const tx = await this.#db.begin();
+      let release = () => {};
+      try {
+        const versions = await lockAccounts(tx, ids);
+        await this.#refresh(tx, ids, versions);
+        release = await loader.prepare(needs);
+        // a name that moved to an account this transaction did not lock (a key reused after a reset)
+        const now = await this.#lockIds(loader, needs);
+        if (now.some((id) => !versions.accounts.has(id) && this.#versions.has(id))) {
+          release();
+          await tx.rollback();
+          if (attempt < 3) continue;
+          throw unavailable("the accounts this request names kept changing");
+        }
+        return this.#hold(tx, versions, release);
+      } catch (error) {
+        release();
+        await tx.rollback();
+        throw error;
+      }
+    }
+  }
+
+  /**
+   * The retention sweep (every process runs it; the database's clock and the row locks make them
+   * agree): removes the accounts unused for `retentionMs`, then deletes their rows in batches.
+   */
+  async sweep(retentionMs: number): Promise<string[]> {
+    const state = this.#state;
+    if (state === null || this.#stopped || this.#db.begin === undefined) return [];
+    const candidates = await this.#reads.unusedAccounts(retentionMs, state.defaultAccount.id);
+    // a use this process saw and has not stamped yet (stamps are written at most once a minute)
+    const ids = candidates.filter((id) => !state.accounts.has(id) || !state.usedWithin(id, retentionMs));
+    let removed: string[] = [];
+    if (ids.length > 0) {
+      const tx = await this.#db.begin();
+      try {
+        removed = await removeUnused(tx, ids, retentionMs);
+        await tx.commit();
+      } catch (error) {
+        await tx.rollback();
+        throw error;
+      }
+      for (const id of removed) this.#loader?.removed(id);
+      this.#drop(removed.filter((id) => state.accounts.has(id)));
+    }
+    await this.#reads.purge(() => this.#stopped);
+    return removed;
+  }
+
+  /** Stops: nothing more is saved (a change made after is never saved). */
+  stop(): void {
+    this.#stopped = true;
+    clearTimeout(this.#backgroundTimer);
+    this.#loader?.stop();
+    for (const waits of this.#deliveryWaits.values())
+      for (const wait of waits) wait.reject(unavailable("the mock stopped"));
+    this.#deliveryWaits.clear();
+  }
+
+  /** Closes both pools. */
+  async close(): Promise<void> {
+    this.stop();
+    await Promise.allSettled([this.#db.close(), this.#readDb.close()]);
+  }
+
+  /** The accounts a request locks: those it names, and those it reads bare (a reset, the account list). */
+  async #lockIds(loader: AccountLoader, needs: AccountNeeds): Promise<string[]> {
+    const ids = new Set(await loader.resolveIds(needs));
+    for (const id of needs.bareAccountIds ?? []) if (isStorableText(id)) ids.add(id);
+    if (needs.bareAll) for (const id of await this.#reads.accountIdsBy("all")) ids.add(id);
+    return [...ids].sort();
+  }
+
+  /**
+   * Brings this process's copies up to what the store holds, under the locks just taken: a copy of
+   * another version (or of an account gone from the store) leaves memory, to be read again; a
+   * sandbox that moved on is taken in.
+   */
+  async #refresh(tx: OpenTransaction, ids: readonly string[], versions: Versions): Promise<void> {
+    const state = this.#state as MockState;
+    if (versions.sandbox !== this.#sandboxVersion) {
+      const sandbox = await readSandbox(tx);
+      if (sandbox !== null) {
+        adoptSavedSandbox(state, sandbox.value);
+        this.#sandboxVersion = sandbox.version;
+      }
+    }
+    const stale: string[] = [];
+    for (const id of ids) {
+      const copy = state.accounts.get(id);
+      if (copy === undefined) continue;
+      const known = this.#versions.get(id);
+      const version = versions.accounts.get(id);
+      // not in the store and never saved: made by a request of this process, not committed yet
+      if (version === undefined && known === undefined) continue;
+      if (known === undefined || known.account !== copy || known.version !== version) stale.push(id);
+    }
+    if (stale.length === 0) return;
+    this.refreshes += stale.length;
+    this.#drop(stale);
+  }
+
+  /** Takes accounts' copies out of memory with their unsaved changes (the store's are read again). */
+  #drop(ids: readonly string[]): void {
+    const state = this.#state as MockState;
+    const gone = new Set(ids);
+    const deliveryAccount = (id: string) => state.outbox.accountOf(id);
+    const dropped = this.#background.drop(gone, deliveryAccount);
+    for (const id of dropped) this.#settleDelivery(id, unavailable("the change behind it was not saved"));
+    const isDefault = gone.has(state.defaultAccount.id);
+    state.unloadAccounts(gone, { evenDefault: true });
+    this.#loader?.forget(gone);
+    for (const id of gone) this.#versions.delete(id);
+    if (isDefault) this.#defaultBack = true;
+  }
+
+  /** The default account's copy left memory: the next request that reads it makes it the default again. */
+  #defaultBack = false;
+
+  #hold(tx: OpenTransaction, versions: Versions, release: () => void): Hold {
+    const state = this.#state as MockState;
+    if (this.#defaultBack) {
+      const copy = state.accounts.get(state.defaultAccount.id);
+      if (copy !== undefined) {
+        state.useDefaultAccount(copy);
+        this.#defaultBack = false;
+      }
+    }
+    const locked = new Set(versions.accounts.keys());
+    for (const id of locked) {
+      this.#lockedHere.set(id, (this.#lockedHere.get(id) ?? 0) + 1);
+      const copy = state.accounts.get(id);
+      const version = versions.accounts.get(id);
+      if (copy !== undefined && version !== undefined) this.#versions.set(id, { account: copy, version });
+    }
+    let released = false;
+    let committing: Promise<void> | null = null;
+    const hold: Hold = {
+      changes: new ChangeTracker(() => {}),
+      locked,
+      closed: false,
+      run: (work) => this.#context.run(hold, work),
+      // once: a request that waits for its own webhooks (awaitWebhooks, a redelivery) commits early
+      saved: () => {
+        committing ??= this.#commit(hold, tx);
+        return committing;
+      },
+      release: () => {
+        if (released) return;
+        released = true;
+        hold.closed = true;
+        for (const id of locked) {
+          const left = (this.#lockedHere.get(id) ?? 1) - 1;
+          if (left > 0) this.#lockedHere.set(id, left);
+          else this.#lockedHere.delete(id);
+        }
+        // a request that never reached its commit: what it changed goes out of memory with its copies
+        const left = hold.changes.take();
+        if (!left.empty) this.#dropChanged(left);
+        void tx.rollback();
+        release();
+        if (this.#background.hasChanges()) this.#saveBackgroundSoon(0);
+      },
+    };
+    return hold;
+  }
+
+  /**
+   * Commits a request's changes in its transaction: those of the accounts it locked, and of accounts
+   * it made; what it changed in an account it did not lock is saved on its own, as a background change.
+   */
+  async #commit(hold: Hold, tx: OpenTransaction): Promise<void> {
+    const state = this.#state as MockState;
+    hold.closed = true;
+    const changes = hold.changes.take();
+    const deliveryAccount = (id: string) => state.outbox.accountOf(id);
+    const mine = changes.byAccount(deliveryAccount);
+    const own: ChangeSet[] = [];
+    const accounts: string[] = [];
+    for (const [id, part] of mine) {
+      if (hold.locked.has(id) || this.#isNew(id)) {
+        own.push(part);
+        accounts.push(id);
+      } else this.#background.add(part);
+    }
+    // the request's own changes alone (byAccount split them; the flags are the request's)
+    const ownSet = emptyLike(changes);
+    for (const part of own) ownSet.merge(part);
+    if (ownSet.empty) return;
+    await this.#write(tx, ownSet, accounts, "request");
+  }
+
+  /** Writes changes in a transaction, bumps the versions and commits; drops the copies when it fails. */
+  async #write(
+    tx: OpenTransaction,
+    changes: ChangeSet,
+    accounts: readonly string[],
+    kind: "request" | "background",
+  ): Promise<void> {
+    const state = this.#state as MockState;
+    const batch = batchOf(state, changes);
+    for (const id of accounts) this.#writing.add(id);
+    const deliveries = [...changes.deliveries];
+    try {
+      const sandboxChanged = changes.sandbox || changes.everything;
+      const written = await writeShared(
+        tx,
+        batch,
+        accounts,
+        sandboxChanged ? { expected: this.#sandboxVersion } : null,
+      );
+      // the copies are at the new versions from the commit on (set first: a request waiting on these
+      // rows may be handed them before this one hears back)
+      for (const [id, version] of written.accounts) {
+        const copy = state.accounts.get(id);
+        if (copy !== undefined) this.#versions.set(id, { account: copy, version });
+      }
+      if (written.sandbox >= 0) this.#sandboxVersion = written.sandbox;
+      await tx.commit();
+      this.commits += 1;
+      for (const id of deliveries) this.#settleDelivery(id, null);
+    } catch (error) {
+      await tx.rollback();
+      // this process's copies hold what the store may not: they go, and are read again
+      this.#drop(accounts);
+      for (const id of deliveries) this.#settleDelivery(id, unavailable("its change was not saved"));
+      if (error instanceof SandboxMovedError) {
+        this.#sandboxVersion = -1;
+        if (kind === "request")
+          throw unavailable("another mock process changed the sandbox at the same time: send it again");
+      }
+      if (kind === "background") throw error;
+      if (error instanceof CommitUnknownError) throw changesNotStored("unknown");
+      this.#options.onError?.(error);
+      throw changesNotStored("no");
+    } finally {
+      for (const id of accounts) this.#writing.delete(id);
+    }
+  }
+
+  /** Whether an account was made by this process and is not in the store yet. */
+  #isNew(id: string): boolean {
+    return (this.#state as MockState).accounts.has(id) && !this.#versions.has(id);
+  }
+
+  /** Drops the copies that hold changes nobody will save (a request that failed before its commit). */
+  #dropChanged(changes: ChangeSet): void {
+    const state = this.#state as MockState;
+    const ids = [...changes.byAccount((id) => state.outbox.accountOf(id)).keys()];
+    this.#drop(ids.filter((id) => !this.#isNew(id)));
+    for (const id of changes.deliveries) this.#settleDelivery(id, unavailable("its change was not saved"));
+  }
+
+  #saveBackgroundSoon(ms: number): void {
+    if (this.#stopped) return;
+    if (this.#backgroundRunning) {
+      this.#backgroundAgain = true;
+      return;
+    }
+    if (this.#backgroundTimer !== undefined) return;
+    const run = () => {
+      this.#backgroundTimer = undefined;
+      void this.#saveBackground();
+    };
+    this.#backgroundTimer = ms === 0 ? (setImmediate(run) as never) : setTimeout(run, ms);
+  }
+
+  /**
+   * Saves the changes made outside requests, optimistically (see the file's comment): an account a
+   * request of this process holds waits for it; one another process holds is tried again shortly; a
+   * copy at another version than the store's is dropped with its changes.
+   */
+  async #saveBackground(): Promise<void> {
+    const state = this.#state;
+    const begin = this.#db.begin?.bind(this.#db);
+    if (state === null || begin === undefined || this.#backgroundRunning || this.#stopped) return;
+    if (!this.#background.hasChanges()) return;
+    this.#backgroundRunning = true;
+    let retry = false;
+    let tx: OpenTransaction | null = null;
+    try {
+      tx = await begin();
+    } catch (error) {
+      if (!this.#stopped) this.#options.onError?.(error);
+      retry = true;
+    }
+    try {
+      if (tx === null) return;
+      const changes = this.#background.take();
+      const deliveryAccount = (id: string) => state.outbox.accountOf(id);
+      const parts = changes.byAccount(deliveryAccount);
+      const later = new ChangeSet();
+      const ids: string[] = [];
+      for (const [id, part] of parts) {
+        if (this.#lockedHere.has(id) || this.#writing.has(id)) {
+          later.merge(part);
+          retry = true;
+        } else ids.push(id);
+      }
+      let writing: string[] = [];
+      try {
+        const locked = await lockAccounts(tx, ids, { skipLocked: true });
+        const missing = ids.filter((id) => !locked.accounts.has(id));
+        const present = (await accountVersions(tx, missing)).accounts;
+        const stale: string[] = [];
+        const own = emptyLike(changes);
+        for (const id of ids) {
+          const part = parts.get(id) as ChangeSet;
+          const version = locked.accounts.get(id);
+          const known = this.#versions.get(id);
+          if (version === undefined) {
+            if (present.has(id)) {
+              // another process holds it now: again shortly
+              later.merge(part);
+              retry = true;
+            } else if (this.#isNew(id)) {
+              own.merge(part);
+              writing.push(id);
+            } else stale.push(id); // gone from the store
+          } else if (
+            known !== undefined &&
+            known.account === state.accounts.get(id) &&
+            known.version === version
+          ) {
+            own.merge(part);
+            writing.push(id);
+          } else stale.push(id);
+        }
+        if (stale.length > 0) {
+          this.refreshes += stale.length;
+          // back in the set first, so that the drop finds their deliveries and rejects them
+          this.#background.add(collect(parts, stale), { quiet: true });
+          this.#drop(stale);
+        }
+        if (own.empty) await tx.rollback();
+        else {
+          const accounts = writing;
+          writing = [];
+          await this.#write(tx, own, accounts, "background");
+        }
+      } catch (error) {
+        await tx.rollback();
+        this.#drop(writing);
+        if (!this.#stopped) this.#options.onError?.(error);
+      }
+      if (!later.empty) this.#background.add(later, { quiet: true });
+    } finally {
+      this.#backgroundRunning = false;
+      if (this.#backgroundAgain) {
+        this.#backgroundAgain = false;
+        this.#saveBackgroundSoon(0);
+      } else if (retry) this.#saveBackgroundSoon(BUSY_RETRY_MS);
+    }
+  }
+
+  /** Reads in, under their locks, the accounts whose work fell due; each is saved again with its due time. */
+  async #loadDue(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    const hold = await this.prepare({ accountIds: [...ids] });
+    try {
+      await (hold.run as NonNullable<RequestHold["run"]>)(async () => {
+        for (const id of ids) this.#state?.changes?.account(id);
+        await (hold.saved as NonNullable<RequestHold["saved"]>)();
+      });
+    } finally {
+      hold.release();
+    }
+  }
+
+  /** Whether an account may leave memory: no request holds it, and nothing of it waits to be saved. */
+  #holdsAll(accountId: string): boolean {
+    if (this.#stopped || this.#lockedHere.has(accountId) || this.#writing.has(accountId)) return false;
+    const state = this.#state as MockState;
+    return !this.#background.touches(accountId, (id) => state.outbox.accountOf(id));
+  }
+
+  /** Resolves once a delivery's change is committed (it is then sent); rejects when it was not saved. */
+  #deliverySaved(deliveryId: string): Promise<void> {
+    const hold = this.#context.getStore();
+    const own = hold !== undefined && !hold.closed && hold.changes.holdsDelivery(deliveryId);
+    if (!own && !this.#background.holdsDelivery(deliveryId)) return Promise.resolve();
+    // The request's own event: sent once the request commits. A request that waits for its own
+    // webhooks (awaitWebhooks, a redelivery) would wait forever for its end: it commits at its first
+    // wait instead, after the work it does at once (what it changes after that is saved on its own).
+    if (own) setImmediate(() => void hold.saved?.().catch(() => {}));
+    return new Promise<void>((resolve, reject) => {
+      const waits = this.#deliveryWaits.get(deliveryId) ?? [];
+      waits.push({ resolve, reject });
+      this.#deliveryWaits.set(deliveryId, waits);
+    });
+  }
+
+  #settleDelivery(deliveryId: string, error: unknown): void {
+    const waits = this.#deliveryWaits.get(deliveryId);
+    if (waits === undefined) return;
+    // still held by changes not saved yet (put back for later): it waits on
+    if (error === null && this.#background.holdsDelivery(deliveryId)) return;
+    this.#deliveryWaits.delete(deliveryId);
+    for (const wait of waits) {
+      if (error === null) wait.resolve();
+      else wait.reject(error);
+    }
+  }
+}
+
+/** A change set with another's flags and nothing else. */
+function emptyLike(changes: ChangeSet): ChangeSet {
+  const set = new ChangeSet();
+  set.everything = changes.everything;
+  set.sandbox = changes.sandbox;
+  return set;
+}
+
+/** The parts of these accounts, merged. */
+function collect(parts: Map<string, ChangeSet>, ids: readonly string[]): ChangeSet {
+  const all = new ChangeSet();
+  for (const id of ids) {
+    const part = parts.get(id);
+    if (part !== undefined) all.merge(part);
+  }
+  return all;
+}
+
+/** A 503 the caller may send again: nothing of the request was kept. */
+function unavailable(message: string): ApiError {
+  return new ApiError("INTERNAL_ERROR", message, { status: 503, headers: { "retry-after": "1" } });
+}
+
+/**
+ * Opens a shared sandbox on PostgreSQL: migrates it (one process at a time), creates its sandbox and
+ * default account if it is new (the first process to come does), and reads the sandbox and the default
+ * account. Every other account is read when a request names it.
+ */
+export async function openSharedStore(
+  url: string,
+  engineOptions: EngineOptions,
+  options: SharedStoreOptions = {},
+): Promise<SharedStore> {
+  const db = await openPostgres(url, { max: options.connections ?? 16 });
+  const readDb = await openPostgres(url, { max: 4 });
+  try {
+    await migrate(db);
+    await assertSchemaKnown(db);
+    await createIfNew(db, engineOptions);
+    const reads = new SqlStateStore(readDb);
+    for (;;) {
+      const sandbox = await readSandbox(readDb);
+      if (sandbox === null) throw new Error("the shared sandbox has no sandbox row after its creation");
+      // versions first: a write between them and the read makes the copy look stale, never fresh
+      const versions = await accountVersions(readDb, [sandbox.value.defaultAccountId]);
+      versions.sandbox = sandbox.version;
+      const saved = await reads.loadStart(options.defaultPublicKey, { records: "active" });
+      if (saved !== null) return new SharedStore(db, readDb, { saved, versions }, options);
+    }
+  } catch (error) {
+    await Promise.allSettled([db.close(), readDb.close()]);
+    throw error;
+  }
+}
+
+/** A new store gets its sandbox row and default account once, from whichever process comes first. */
+async function createIfNew(db: SqlDatabase, engineOptions: EngineOptions): Promise<void> {
+  if ((await readSandbox(db)) !== null) return;
+  await db.transaction(async (tx) => {
+    await tx.query("SELECT pg_advisory_xact_lock($1)", [FIRST_START_LOCK]);
+    if ((await readSandbox(tx)) !== null) return;
+    const state = new MockState(engineOptions, expireOnClock);
+    try {
+      const changes = new ChangeTracker(() => {});
+      changes.everything();
+      changes.account(state.defaultAccount.id);
+      changes.sandbox();
+      await writeShared(tx, batchOf(state, changes.take()), [state.defaultAccount.id], { expected: 0 });
+    } finally {
+      state.close();
+    }
+  });
+}
