@@ -150,6 +150,11 @@ export class AccountLoader {
     }
   }
 
+  /** Whether an account is in memory without its records, for the one request that reads it so. */
+  isBare(accountId: string): boolean {
+    return this.#bare.has(accountId);
+  }
+
   /** The ids of the accounts a request names (see {@link prepare}), without reading any in. */
   resolveIds(needs: AccountNeeds): Promise<string[]> {
     return this.#resolve(needs);

@@ -185,7 +185,9 @@ export class SharedStore implements StatePersistence {
         release = await loader.prepare(needs);
         // a name that moved to an account this transaction did not lock (a key reused after a reset)
         const now = await this.#lockIds(loader, needs);
-        if (now.some((id) => !versions.accounts.has(id) && this.#versions.has(id))) {
+        const unlocked = (id: string) =>
+          !versions.accounts.has(id) && state.accounts.has(id) && this.#versions.has(id);
+        if (now.some(unlocked)) {
           release();
           await tx.rollback();
           if (attempt < 3) continue;
@@ -299,9 +301,11 @@ export class SharedStore implements StatePersistence {
 
   #hold(tx: OpenTransaction, versions: Versions, release: () => void): Hold {
     const state = this.#state as MockState;
+    const loader = this.#loader as AccountLoader;
     if (this.#defaultBack) {
       const copy = state.accounts.get(state.defaultAccount.id);
-      if (copy !== undefined) {
+      // a copy without its records (the account list's) is not the default one: it leaves after
+      if (copy !== undefined && !loader.isBare(copy.id)) {
         state.useDefaultAccount(copy);
         this.#defaultBack = false;
       }
@@ -311,7 +315,9 @@ export class SharedStore implements StatePersistence {
       this.#lockedHere.set(id, (this.#lockedHere.get(id) ?? 0) + 1);
       const copy = state.accounts.get(id);
       const version = versions.accounts.get(id);
-      if (copy !== undefined && version !== undefined) this.#versions.set(id, { account: copy, version });
+      // a copy read without records serves this request alone: it is never taken for the account
+      if (copy !== undefined && version !== undefined && !loader.isBare(id))
+        this.#versions.set(id, { account: copy, version });
     }
     let released = false;
     let committing: Promise<void> | null = null;
