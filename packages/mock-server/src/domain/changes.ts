@@ -181,6 +181,20 @@ export class ChangeTracker {
     if (!options.quiet) this.#onChange();
   }
 
+  /** Takes the changes not taken yet of these accounts (the flags stay), merged into one set. */
+  takeOf(accountIds: ReadonlySet<string>, deliveryAccount: (deliveryId: string) => string | null): ChangeSet {
+    const current = this.#current;
+    this.#current = new ChangeSet();
+    this.#current.everything = current.everything;
+    this.#current.sandbox = current.sandbox;
+    const taken = new ChangeSet();
+    for (const [id, part] of current.byAccount(deliveryAccount)) {
+      if (accountIds.has(id)) taken.merge(part);
+      else this.#current.merge(part);
+    }
+    return taken;
+  }
+
   /**
    * Drops the changes not taken yet of these accounts (a copy another process's write made stale:
    * what was changed in it is not saved); answers the deliveries dropped with them.

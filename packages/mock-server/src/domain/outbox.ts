@@ -82,6 +82,16 @@ export interface OutboxHooks {
    * store holds (which sends every saved delivery still pending, under its own `webhook-id`).
    */
   saved(deliveryId: string): Promise<void>;
+  /**
+   * Claims one attempt of a delivery for this process, before it is sent (a store several processes
+   * serve: one process sends each attempt). `retryAt`, on the account's clock, when another process
+   * holds it (its claim runs out then); null when the store's copy moved on (another process made the
+   * attempt: this copy is read again when next used). Absent: every attempt is this process's.
+   */
+  claim?(
+    deliveryId: string,
+    cycleAttempts: number,
+  ): Promise<{ claimed: true } | { claimed: false; retryAt: number | null }>;
 }
 
 /** What a new event carries: its resource, status, destination and body. */
@@ -547,6 +557,16 @@ export class Outbox {
     // receiver that never answers holds a bounded number of sockets. The timeout starts with the send.
     const release = await this.slots.acquire(d.entry.url);
     try {
+      if (this.hooks?.claim !== undefined) {
+        const claim = await this.hooks.claim(d.entry.id, d.cycleAttempts).catch(() => null);
+        if (claim === null || !claim.claimed) {
+          // another process sends this attempt; if it is gone when its claim runs out, this one does
+          const retryAt = claim === null ? this.timeOf(d.entry.accountId).now() + 1_000 : claim.retryAt;
+          if (retryAt !== null && !this.#closed && this.#byId.get(d.entry.id) === d)
+            this.#scheduleRetry(d, retryAt);
+          return false;
+        }
+      }
       const event = eventName(d.entry.resource, d.entry.status);
       if (this.listeners?.takes(d.entry.accountId, event)) {
         // a `paykit-mock listen` takes the account's deliveries: its receiver's answer is this attempt's

@@ -11,6 +11,7 @@
 // at the version the store holds. Otherwise they are dropped with the copy: the work is derived from
 // the records, and runs again from the account as read back.
 import { AsyncLocalStorage } from "node:async_hooks";
+import { randomUUID } from "node:crypto";
 import { isStorableText } from "@paykit/contract";
 import type { Account } from "../domain/accounts.js";
 import { ChangeSet, ChangeTracker } from "../domain/changes.js";
@@ -30,11 +31,13 @@ import { batchOf } from "./save-batch.js";
 import { assertSchemaKnown, migrate } from "./sql/migrations.js";
 import {
   accountVersions,
+  claimAttempt,
   lockAccounts,
   readSandbox,
   removeUnused,
   SandboxMovedError,
   type Versions,
+  writeAttempt,
   writeShared,
 } from "./sql/shared-sql.js";
 import {
@@ -86,12 +89,18 @@ export class SharedStore implements StatePersistence {
   /** The version the store held of each account when this process read or wrote the copy named. */
   readonly #versions = new Map<string, { account: Account; version: number }>();
   #sandboxVersion = 0;
-  /** Accounts a request of this process holds the lock of, and how many requests. */
-  readonly #lockedHere = new Map<string, number>();
+  /** Accounts a request of this process holds the lock of, and those requests. */
+  readonly #holding = new Map<string, Set<Hold>>();
   /** Accounts whose changes are being written. */
   readonly #writing = new Set<string>();
   /** Deliveries waiting to be committed before they are sent. */
   readonly #deliveryWaits = new Map<string, { resolve(): void; reject(error: unknown): void }[]>();
+  /** Who this process is, in the claims it takes on delivery attempts. */
+  readonly #owner = `mock-${process.pid}-${randomUUID()}`;
+  /** Deliveries whose attempt this process claimed and has not written yet. */
+  readonly #claimed = new Set<string>();
+  /** Attempt outcomes being written, by delivery: the next claim of the delivery waits for it. */
+  readonly #attemptWrites = new Map<string, Promise<void>>();
   #state: MockState | null = null;
   #loader: AccountLoader | null = null;
   #backgroundTimer: ReturnType<typeof setTimeout> | undefined;
@@ -131,8 +140,10 @@ export class SharedStore implements StatePersistence {
       },
     });
     state.outbox.hooks = {
-      changed: (id) => state.changes?.delivery(id),
+      // an attempt this process claimed is written as its outcome, not as a change of the account
+      changed: (id) => (this.#claimed.has(id) ? this.#saveAttemptSoon(id) : state.changes?.delivery(id)),
       saved: (id) => this.#deliverySaved(id),
+      claim: (id, cycleAttempts) => this.#claim(id, cycleAttempts),
     };
     restoreStart(state, this.#start.saved);
     this.#sandboxVersion = this.#start.versions.sandbox;
@@ -312,7 +323,6 @@ export class SharedStore implements StatePersistence {
     }
     const locked = new Set(versions.accounts.keys());
     for (const id of locked) {
-      this.#lockedHere.set(id, (this.#lockedHere.get(id) ?? 0) + 1);
       const copy = state.accounts.get(id);
       const version = versions.accounts.get(id);
       // a copy read without records serves this request alone: it is never taken for the account
@@ -336,9 +346,9 @@ export class SharedStore implements StatePersistence {
         released = true;
         hold.closed = true;
         for (const id of locked) {
-          const left = (this.#lockedHere.get(id) ?? 1) - 1;
-          if (left > 0) this.#lockedHere.set(id, left);
-          else this.#lockedHere.delete(id);
+          const holds = this.#holding.get(id);
+          holds?.delete(hold);
+          if (holds?.size === 0) this.#holding.delete(id);
         }
         // a request that never reached its commit: what it changed goes out of memory with its copies
         const left = hold.changes.take();
@@ -348,6 +358,11 @@ export class SharedStore implements StatePersistence {
         if (this.#background.hasChanges()) this.#saveBackgroundSoon(0);
       },
     };
+    for (const id of locked) {
+      const holds = this.#holding.get(id) ?? new Set<Hold>();
+      holds.add(hold);
+      this.#holding.set(id, holds);
+    }
     return hold;
   }
 
@@ -360,6 +375,9 @@ export class SharedStore implements StatePersistence {
     hold.closed = true;
     const changes = hold.changes.take();
     const deliveryAccount = (id: string) => state.outbox.accountOf(id);
+    // what timers changed meanwhile in the accounts this request holds: its copy is the store's, so
+    // its commit saves those too (the background save would wait for this request's locks)
+    changes.merge(this.#background.takeOf(hold.locked, deliveryAccount));
     const mine = changes.byAccount(deliveryAccount);
     const own: ChangeSet[] = [];
     const accounts: string[] = [];
@@ -424,6 +442,18 @@ export class SharedStore implements StatePersistence {
     }
   }
 
+  /** The requests of this process holding an account commit now (see where it is called). */
+  #commitHoldersSoon(accountId: string): void {
+    for (const holder of this.#holding.get(accountId) ?? [])
+      if (!holder.closed) setImmediate(() => void holder.saved?.().catch(() => {}));
+  }
+
+  /** Whether a request of this process holds an account's lock and has not committed yet. */
+  #heldOpen(accountId: string): boolean {
+    for (const hold of this.#holding.get(accountId) ?? []) if (!hold.closed) return true;
+    return false;
+  }
+
   /** Whether an account was made by this process and is not in the store yet. */
   #isNew(id: string): boolean {
     return (this.#state as MockState).accounts.has(id) && !this.#versions.has(id);
@@ -478,9 +508,12 @@ export class SharedStore implements StatePersistence {
       const later = new ChangeSet();
       const ids: string[] = [];
       for (const [id, part] of parts) {
-        if (this.#lockedHere.has(id) || this.#writing.has(id)) {
+        if (this.#heldOpen(id) || this.#writing.has(id)) {
           later.merge(part);
           retry = true;
+          // an event waiting for this save while a request here holds its account, and may wait for
+          // the event (a flush): the request commits now, and takes the event with it
+          if ([...part.deliveries].some((d) => this.#deliveryWaits.has(d))) this.#commitHoldersSoon(id);
         } else ids.push(id);
       }
       let writing: string[] = [];
@@ -555,16 +588,96 @@ export class SharedStore implements StatePersistence {
 
   /** Whether an account may leave memory: no request holds it, and nothing of it waits to be saved. */
   #holdsAll(accountId: string): boolean {
-    if (this.#stopped || this.#lockedHere.has(accountId) || this.#writing.has(accountId)) return false;
+    if (this.#stopped || this.#holding.has(accountId) || this.#writing.has(accountId)) return false;
     const state = this.#state as MockState;
     return !this.#background.touches(accountId, (id) => state.outbox.accountOf(id));
+  }
+
+  /**
+   * Claims the next attempt of a delivery for this process (one process sends each attempt): after
+   * the outcome of its last attempt here is written.
+   */
+  async #claim(
+    deliveryId: string,
+    cycleAttempts: number,
+  ): Promise<{ claimed: true } | { claimed: false; retryAt: number | null }> {
+    const state = this.#state as MockState;
+    await this.#attemptWrites.get(deliveryId);
+    const claim = await claimAttempt(this.#readDb, deliveryId, this.#owner, cycleAttempts);
+    if (claim === true) {
+      this.#claimed.add(deliveryId);
+      return { claimed: true };
+    }
+    if (claim === null) return { claimed: false, retryAt: null };
+    const accountId = state.outbox.accountOf(deliveryId);
+    const now = accountId === null ? state.clock.now() : state.timeOf(accountId).now();
+    return { claimed: false, retryAt: now + claim.heldMs + 100 };
+  }
+
+  /** Writes a claimed attempt's outcome once the outbox has recorded all of it (same turn). */
+  #saveAttemptSoon(deliveryId: string): void {
+    if (this.#attemptWrites.has(deliveryId)) return;
+    const writing = new Promise<void>((resolve) => queueMicrotask(resolve))
+      .then(() => this.#saveAttempt(deliveryId))
+      .catch((error: unknown) => {
+        // the attempt was made; its outcome is lost with this copy: when the claim runs out, another
+        // process (or this one, reading the account again) sends it again under the same webhook-id
+        if (!this.#stopped) this.#options.onError?.(error);
+        const accountId = this.#state?.outbox.accountOf(deliveryId) ?? null;
+        if (accountId !== null && !this.#holding.has(accountId)) this.#drop([accountId]);
+      })
+      .finally(() => {
+        this.#claimed.delete(deliveryId);
+        this.#attemptWrites.delete(deliveryId);
+      });
+    this.#attemptWrites.set(deliveryId, writing);
+  }
+
+  async #saveAttempt(deliveryId: string): Promise<void> {
+    const state = this.#state as MockState;
+    const accountId = state.outbox.accountOf(deliveryId);
+    if (accountId === null || this.#db.begin === undefined) return;
+    const changes = new ChangeSet();
+    changes.deliveries.add(deliveryId);
+    const batch = batchOf(state, changes);
+    const due = batch.nextDue.find((n) => n.id === accountId)?.dueMs ?? null;
+    batch.nextDue = [];
+    const copy = state.accounts.get(accountId);
+    const tx = await this.#db.begin();
+    try {
+      const versions = await writeAttempt(tx, batch, accountId, deliveryId, due);
+      await tx.commit();
+      // this copy stays current only if it was (the attempt's outcome is all the write changed)
+      const known = this.#versions.get(accountId);
+      if (
+        versions !== null &&
+        known !== undefined &&
+        known.account === copy &&
+        known.version === versions.before
+      )
+        this.#versions.set(accountId, { account: known.account, version: versions.after });
+    } catch (error) {
+      await tx.rollback();
+      throw error;
+    }
   }
 
   /** Resolves once a delivery's change is committed (it is then sent); rejects when it was not saved. */
   #deliverySaved(deliveryId: string): Promise<void> {
     const hold = this.#context.getStore();
-    const own = hold !== undefined && !hold.closed && hold.changes.holdsDelivery(deliveryId);
-    if (!own && !this.#background.holdsDelivery(deliveryId)) return Promise.resolve();
+    const inBackground = this.#background.holdsDelivery(deliveryId);
+    const accountId = this.#state?.outbox.accountOf(deliveryId) ?? null;
+    // a request that holds the delivery's account commits the background's changes of it too
+    const own =
+      hold !== undefined &&
+      !hold.closed &&
+      (hold.changes.holdsDelivery(deliveryId) ||
+        (inBackground && accountId !== null && hold.locked.has(accountId)));
+    if (!own && !inBackground) return Promise.resolve();
+    // A timer's event of an account a request here holds cannot be saved on its own until that
+    // request ends, and the request may be waiting for it (a flush): the request commits now, and
+    // takes the event with it.
+    if (!own && accountId !== null) this.#commitHoldersSoon(accountId);
     // The request's own event: sent once the request commits. A request that waits for its own
     // webhooks (awaitWebhooks, a redelivery) would wait forever for its end: it commits at its first
     // wait instead, after the work it does at once (what it changes after that is saved on its own).

@@ -139,5 +139,80 @@ export async function removeUnused(
       RETURNING id`,
     [ids, retentionMs],
   );
-  return rows.map((r) => r.id);
+  const removed = rows.map((r) => r.id);
+  if (removed.length > 0)
+    // the PIX keys registered for them go with them (the directory is the sandbox's)
+    await tx.query(
+      `UPDATE paykit_sandbox
+          SET value = jsonb_set(value, '{pixKeys}', coalesce(
+                (SELECT jsonb_agg(k) FROM jsonb_array_elements(value->'pixKeys') k
+                  WHERE coalesce(k->>'accountId', '') <> ALL($2::text[])), '[]'::jsonb)),
+              version = version + 1
+        WHERE key = $1`,
+      [SANDBOX_KEY, removed],
+    );
+  return removed;
+}
+
+/** How long a claim on a delivery attempt holds: the receiver's timeout, and room for a slow process. */
+export const CLAIM_MS = 40_000;
+
+/**
+ * Claims one attempt of a delivery for `owner`: answers true, or how long another owner's live claim
+ * still holds it (`heldMs`), or null when the store's delivery moved on (settled, or a later attempt).
+ */
+export async function claimAttempt(
+  db: SqlQueryable,
+  deliveryId: string,
+  owner: string,
+  cycleAttempts: number,
+): Promise<true | { heldMs: number } | null> {
+  const claimed = await db.query<{ id: string }>(
+    `UPDATE paykit_deliveries SET lease_owner = $2, lease_until = now() + $4 * interval '1 millisecond'
+      WHERE id = $1 AND cycle_attempts = $3
+        AND (state = 'pending' OR (duplicate AND $3 > 0))
+        AND (lease_until IS NULL OR lease_until < now() OR lease_owner = $2)
+      RETURNING id`,
+    [deliveryId, owner, cycleAttempts, CLAIM_MS],
+  );
+  if (claimed.rows.length > 0) return true;
+  const { rows } = await db.query<{ held_ms: number | null }>(
+    `SELECT (extract(epoch FROM lease_until - now()) * 1000)::float8 AS held_ms FROM paykit_deliveries
+      WHERE id = $1 AND state = 'pending' AND cycle_attempts = $2 AND lease_owner <> $3`,
+    [deliveryId, cycleAttempts, owner],
+  );
+  const held = rows[0]?.held_ms;
+  return held === undefined || held === null ? null : { heldMs: Math.max(0, held) };
+}
+
+/**
+ * Writes one attempt's outcome (the delivery as the attempt left it) under its account's lock, frees
+ * the claim, lowers the account's due time if the delivery's retry comes first, and bumps the account's
+ * version. Answers the account's version before and after, or null when the account is gone.
+ */
+export async function writeAttempt(
+  tx: SqlQueryable,
+  batch: SaveBatch,
+  accountId: string,
+  deliveryId: string,
+  dueMs: number | null,
+): Promise<{ before: number; after: number } | null> {
+  const locked = await tx.query<{ version: number }>(
+    "SELECT version::float8 AS version FROM paykit_accounts WHERE id = $1 AND removed_at IS NULL FOR UPDATE",
+    [accountId],
+  );
+  const before = locked.rows[0]?.version;
+  if (before === undefined) return null;
+  await writeBatch(tx, batch, { sandbox: false });
+  await tx.query("UPDATE paykit_deliveries SET lease_owner = NULL, lease_until = NULL WHERE id = $1", [
+    deliveryId,
+  ]);
+  // only ever earlier: this copy may not know work another process added to the account
+  const { rows } = await tx.query<{ version: number }>(
+    `UPDATE paykit_accounts SET version = version + 1,
+            next_due_ms = CASE WHEN $2::bigint IS NULL THEN next_due_ms ELSE LEAST(coalesce(next_due_ms, $2::bigint), $2::bigint) END
+      WHERE id = $1 RETURNING version::float8 AS version`,
+    [accountId, dueMs === null ? null : Math.floor(dueMs)],
+  );
+  return { before, after: rows[0]?.version ?? before + 1 };
 }
