@@ -390,7 +390,9 @@ export class SharedStore implements StatePersistence {
     // the request's own changes alone (byAccount split them; the flags are the request's)
     const ownSet = emptyLike(changes);
     for (const part of own) ownSet.merge(part);
-    if (ownSet.empty) return;
+    // nothing to write: the locks go now (later changes of these accounts are saved on their own, and
+    // must not wait for this request's end)
+    if (ownSet.empty) return tx.rollback();
     await this.#write(tx, ownSet, accounts, "request");
   }
 
@@ -507,13 +509,15 @@ export class SharedStore implements StatePersistence {
       const parts = changes.byAccount(deliveryAccount);
       const later = new ChangeSet();
       const ids: string[] = [];
+      const holders: string[] = [];
       for (const [id, part] of parts) {
         if (this.#heldOpen(id) || this.#writing.has(id)) {
           later.merge(part);
           retry = true;
           // an event waiting for this save while a request here holds its account, and may wait for
-          // the event (a flush): the request commits now, and takes the event with it
-          if ([...part.deliveries].some((d) => this.#deliveryWaits.has(d))) this.#commitHoldersSoon(id);
+          // the event (a flush): the request commits now, and takes the event with it (once the
+          // event is back in the set, below)
+          if ([...part.deliveries].some((d) => this.#deliveryWaits.has(d))) holders.push(id);
         } else ids.push(id);
       }
       let writing: string[] = [];
@@ -563,6 +567,7 @@ export class SharedStore implements StatePersistence {
         if (!this.#stopped) this.#options.onError?.(error);
       }
       if (!later.empty) this.#background.add(later, { quiet: true });
+      for (const id of holders) this.#commitHoldersSoon(id);
     } finally {
       this.#backgroundRunning = false;
       if (this.#backgroundAgain) {
