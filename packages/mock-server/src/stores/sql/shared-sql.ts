@@ -23,16 +23,19 @@ export async function lockAccounts(
   options: { skipLocked?: boolean } = {},
 ): Promise<Versions> {
   const accounts = new Map<string, number>();
-  if (ids.length > 0) {
-    const { rows } = await tx.query<{ id: string; version: number }>(
-      `SELECT id, version::float8 AS version FROM paykit_accounts
-        WHERE id = ANY($1::text[]) AND removed_at IS NULL ORDER BY id
-        FOR UPDATE${options.skipLocked ? " SKIP LOCKED" : ""}`,
-      [ids],
-    );
-    for (const row of rows) accounts.set(row.id, row.version);
-  }
-  return { accounts, sandbox: await sandboxVersion(tx) };
+  if (ids.length === 0) return { accounts, sandbox: await sandboxVersion(tx) };
+  // one round trip: the rows locked, each with the sandbox's version beside it
+  const { rows } = await tx.query<{ id: string; version: number; sandbox: number | null }>(
+    `SELECT a.id, a.version::float8 AS version,
+            (SELECT s.version::float8 FROM paykit_sandbox s WHERE s.key = $2) AS sandbox
+       FROM paykit_accounts a
+      WHERE a.id = ANY($1::text[]) AND a.removed_at IS NULL ORDER BY a.id
+      FOR UPDATE OF a${options.skipLocked ? " SKIP LOCKED" : ""}`,
+    [ids, SANDBOX_KEY],
+  );
+  for (const row of rows) accounts.set(row.id, row.version);
+  const first = rows[0];
+  return { accounts, sandbox: first === undefined ? await sandboxVersion(tx) : (first.sandbox ?? 0) };
 }
 
 /** The versions of live accounts, without a lock (read before the accounts themselves). */

@@ -65,7 +65,21 @@ async function importDriver<M>(name: string, mode: string): Promise<M> {
 }
 
 interface PgQueryable {
-  query<R>(text: string, params?: unknown[]): Promise<SqlResult<R>>;
+  query<R>(
+    text: string | { name: string; text: string; values: unknown[] },
+    params?: unknown[],
+  ): Promise<SqlResult<R>>;
+}
+
+const statementNames = new Map<string, string>();
+/** A prepared statement's name for a query text: the same text, the same name, on every connection. */
+function statementName(text: string): string {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `paykit_${statementNames.size}`;
+    statementNames.set(text, name);
+  }
+  return name;
 }
 interface PgClient extends PgQueryable {
   release(error?: Error | boolean): void;
@@ -135,7 +149,12 @@ export async function openPostgres(url: string, options: { max?: number } = {}):
         client.release(broken);
       };
       return {
-        query: (text, params) => client.query(text, params as unknown[]),
+        // prepared once per connection (named by the text): a shared store runs the same few
+        // statements for every request, and parsing and planning them each time was most of their cost
+        query: (text, params) =>
+          params === undefined
+            ? client.query(text)
+            : client.query({ name: statementName(text), text, values: params as unknown[] }),
         exec: async (sql) => void (await client.query(sql)),
         async commit() {
           try {
