@@ -32,13 +32,14 @@ import { assertSchemaKnown, migrate } from "./sql/migrations.js";
 import {
   accountVersions,
   claimAttempt,
+  isSandboxMoved,
   lockAccounts,
   readSandbox,
   removeUnused,
-  SandboxMovedError,
+  runEach,
+  sharedWrite,
   type Versions,
   writeAttempt,
-  writeShared,
 } from "./sql/shared-sql.js";
 import {
   CommitUnknownError,
@@ -60,10 +61,35 @@ export interface SharedStoreOptions {
   connections?: number;
 }
 
-/** A request's hold: its transaction, the accounts it locked, and the changes it made. */
+/**
+ * Requests of one process that share one transaction: the first locks the accounts, the requests that
+ * come for the same accounts while it runs join it, and the group commits once every member has done
+ * its work (see prepare). A busy account then costs two round trips per group, not per request.
+ */
+interface Group {
+  /** The accounts the transaction locks (the first member's). */
+  readonly ids: ReadonlySet<string>;
+  /** Those of them the store holds (filled once the locks are taken). */
+  readonly locked: Set<string>;
+  readonly members: Set<Hold>;
+  /** Members that finished their work (asked for their commit, or ended). */
+  readonly ready: Set<Hold>;
+  phase: "opening" | "open" | "committing";
+  /** Resolves once the locks are taken (rejects when they could not be). */
+  opened: Promise<{ tx: OpenTransaction; versions: Versions }>;
+  /** Settles once the group committed (or failed to), and is gone. */
+  committed: Promise<void>;
+  /** The commit's outcome, for its members. */
+  outcome: Promise<void>;
+  commit(): void;
+}
+
+/** A request's hold: its group's transaction, the accounts it locked, and the changes it made. */
 interface Hold extends RequestHold {
   readonly changes: ChangeTracker;
   readonly locked: ReadonlySet<string>;
+  /** Takes the loader's release function of the accounts the request read in. */
+  loaded(release: () => void): void;
   /**
    * Set once the request commits: a change made after (by a timer or a webhook attempt it started,
    * which run in its async context) is a background change.
@@ -188,11 +214,27 @@ export class SharedStore implements StatePersistence {
       throw unavailable("the mock is stopping");
     for (let attempt = 0; ; attempt++) {
       const ids = await this.#lockIds(loader, needs);
-      const tx = await this.#db.begin();
+      if (this.#stopped) throw unavailable("the mock is stopping");
+      // An account a group of this process holds: join it when it locks all of these and still takes
+      // members; otherwise wait here for its end (rather than in the database's lock queue).
+      let group: Group | undefined;
+      const busy = new Set<Group>();
+      for (const id of ids) {
+        const held = this.#groups.get(id);
+        if (held !== undefined) busy.add(held);
+      }
+      const [only] = busy;
+      // a group takes members until its first member is done: its commit never waits for late comers
+      const joinable = only !== undefined && only.phase !== "committing" && only.ready.size === 0;
+      if (busy.size === 1 && joinable && ids.every((id) => only.ids.has(id))) group = only;
+      else if (busy.size > 0) {
+        await Promise.allSettled([...busy].map((g) => g.committed));
+        continue;
+      } else group = this.#openGroup(ids);
+      const hold = this.#member(group);
       let release = () => {};
       try {
-        const versions = await lockAccounts(tx, ids);
-        await this.#refresh(tx, ids, versions);
+        const { versions } = await group.opened;
         release = await loader.prepare(needs);
         // a name that moved to an account this transaction did not lock (a key reused after a reset)
         const now = await this.#lockIds(loader, needs);
@@ -200,16 +242,147 @@ export class SharedStore implements StatePersistence {
           !versions.accounts.has(id) && state.accounts.has(id) && this.#versions.has(id);
         if (now.some(unlocked)) {
           release();
-          await tx.rollback();
+          hold.release();
           if (attempt < 3) continue;
           throw unavailable("the accounts this request names kept changing");
         }
-        return this.#hold(tx, versions, release);
+        this.#adopt(versions);
+        hold.loaded(release);
+        return hold;
       } catch (error) {
         release();
+        hold.release();
+        throw error;
+      }
+    }
+  }
+
+  /** Groups of this process by the accounts they lock. */
+  readonly #groups = new Map<string, Group>();
+
+  /** Opens a group's transaction on `ids`: locks them and brings this process's copies up to date. */
+  #openGroup(ids: readonly string[]): Group {
+    const begin = (this.#db.begin as NonNullable<SqlDatabase["begin"]>).bind(this.#db);
+    let settle = () => {};
+    let decide: { resolve(): void; reject(error: unknown): void } = { resolve() {}, reject() {} };
+    const group: Group = {
+      ids: new Set(ids),
+      locked: new Set(),
+      members: new Set(),
+      ready: new Set(),
+      phase: "opening",
+      // set below (it names the group)
+      opened: undefined as unknown as Group["opened"],
+      committed: new Promise<void>((resolve) => {
+        settle = resolve;
+      }),
+      outcome: new Promise<void>((resolve, reject) => {
+        decide = { resolve, reject };
+      }),
+      commit: () => {},
+    };
+    group.opened = (async () => {
+      const tx = await begin();
+      try {
+        const versions = await lockAccounts(tx, ids);
+        for (const id of versions.accounts.keys()) group.locked.add(id);
+        await this.#refresh(tx, ids, versions);
+        if (group.phase === "opening") group.phase = "open";
+        return { tx, versions };
+      } catch (error) {
         await tx.rollback();
         throw error;
       }
+    })();
+    // nobody may wait for the outcome (every member gone): its failure is reported by the members
+    group.outcome.catch(() => {});
+    for (const id of ids) this.#groups.set(id, group);
+    const end = () => {
+      for (const id of ids) if (this.#groups.get(id) === group) this.#groups.delete(id);
+      settle();
+    };
+    let committing = false;
+    group.commit = () => {
+      if (committing) return;
+      committing = true;
+      group.phase = "committing";
+      group.opened
+        .then(({ tx, versions }) => this.#commit(group, tx, versions))
+        .then(decide.resolve, decide.reject)
+        .finally(end);
+    };
+    // a group whose locks could not be taken ends at once: its members fail, the next request opens another
+    group.opened.catch(() => group.commit());
+    return group;
+  }
+
+  /** A request's place in a group; the group commits once every member is done. */
+  #member(group: Group): Hold {
+    let released = false;
+    let unload = () => {};
+    const hold: Hold = {
+      changes: new ChangeTracker(() => {}),
+      locked: group.locked,
+      closed: false,
+      loaded: (release) => {
+        unload = release;
+      },
+      run: (work) => this.#context.run(hold, work),
+      // A request that waits for its own webhooks (awaitWebhooks, a redelivery) asks at its first
+      // wait: what it changes after is saved on its own.
+      saved: () => {
+        this.#done(group, hold);
+        return group.outcome;
+      },
+      release: () => {
+        if (released) return;
+        released = true;
+        for (const id of group.ids) {
+          const holds = this.#holding.get(id);
+          holds?.delete(hold);
+          if (holds?.size === 0) this.#holding.delete(id);
+        }
+        // A request that ends without asking for its commit (a control call that failed) leaves its
+        // changes in memory, as the memory store does: they go with the group's commit.
+        this.#done(group, hold);
+        hold.closed = true;
+        unload();
+        if (this.#background.hasChanges()) this.#saveBackgroundSoon(0);
+      },
+    };
+    group.members.add(hold);
+    for (const id of group.ids) {
+      const holds = this.#holding.get(id) ?? new Set<Hold>();
+      holds.add(hold);
+      this.#holding.set(id, holds);
+    }
+    return hold;
+  }
+
+  /** A member is done: once all are, the group commits. */
+  #done(group: Group, hold: Hold): void {
+    group.ready.add(hold);
+    if (group.ready.size === group.members.size) group.commit();
+  }
+
+  /** The copies this request read in are at the versions its group's lock found. */
+  #adopt(versions: Versions): void {
+    const state = this.#state as MockState;
+    const loader = this.#loader as AccountLoader;
+    if (this.#defaultBack) {
+      const copy = state.accounts.get(state.defaultAccount.id);
+      // a copy without its records (the account list's) is not the default one: it leaves after
+      if (copy !== undefined && !loader.isBare(copy.id)) {
+        state.useDefaultAccount(copy);
+        this.#defaultBack = false;
+      }
+    }
+    for (const [id, version] of versions.accounts) {
+      const copy = state.accounts.get(id);
+      // a copy read without records serves this request alone: it is never taken for the account
+      if (copy === undefined || loader.isBare(id)) continue;
+      const known = this.#versions.get(id);
+      if (known === undefined || known.account !== copy) this.#versions.set(id, { account: copy, version });
     }
   }
 
@@ -310,90 +483,38 @@ export class SharedStore implements StatePersistence {
   /** The default account's copy left memory: the next request that reads it makes it the default again. */
   #defaultBack = false;
 
-  #hold(tx: OpenTransaction, versions: Versions, release: () => void): Hold {
-    const state = this.#state as MockState;
-    const loader = this.#loader as AccountLoader;
-    if (this.#defaultBack) {
-      const copy = state.accounts.get(state.defaultAccount.id);
-      // a copy without its records (the account list's) is not the default one: it leaves after
-      if (copy !== undefined && !loader.isBare(copy.id)) {
-        state.useDefaultAccount(copy);
-        this.#defaultBack = false;
-      }
-    }
-    const locked = new Set(versions.accounts.keys());
-    for (const id of locked) {
-      const copy = state.accounts.get(id);
-      const version = versions.accounts.get(id);
-      // a copy read without records serves this request alone: it is never taken for the account
-      if (copy !== undefined && version !== undefined && !loader.isBare(id))
-        this.#versions.set(id, { account: copy, version });
-    }
-    let released = false;
-    let committing: Promise<void> | null = null;
-    const hold: Hold = {
-      changes: new ChangeTracker(() => {}),
-      locked,
-      closed: false,
-      run: (work) => this.#context.run(hold, work),
-      // once: a request that waits for its own webhooks (awaitWebhooks, a redelivery) commits early
-      saved: () => {
-        committing ??= this.#commit(hold, tx);
-        return committing;
-      },
-      release: () => {
-        if (released) return;
-        released = true;
-        hold.closed = true;
-        for (const id of locked) {
-          const holds = this.#holding.get(id);
-          holds?.delete(hold);
-          if (holds?.size === 0) this.#holding.delete(id);
-        }
-        // a request that never reached its commit: what it changed goes out of memory with its copies
-        const left = hold.changes.take();
-        if (!left.empty) this.#dropChanged(left);
-        void tx.rollback();
-        release();
-        if (this.#background.hasChanges()) this.#saveBackgroundSoon(0);
-      },
-    };
-    for (const id of locked) {
-      const holds = this.#holding.get(id) ?? new Set<Hold>();
-      holds.add(hold);
-      this.#holding.set(id, holds);
-    }
-    return hold;
-  }
-
   /**
-   * Commits a request's changes in its transaction: those of the accounts it locked, and of accounts
-   * it made; what it changed in an account it did not lock is saved on its own, as a background change.
+   * Commits a group's changes in its transaction: those of the accounts it locked, and of accounts
+   * its members made; what they changed in an account it did not lock is saved on its own, as a
+   * background change.
    */
-  async #commit(hold: Hold, tx: OpenTransaction): Promise<void> {
+  async #commit(group: Group, tx: OpenTransaction, versions: Versions): Promise<void> {
     const state = this.#state as MockState;
-    hold.closed = true;
-    const changes = hold.changes.take();
+    const changes = new ChangeSet();
+    for (const member of group.members) {
+      member.closed = true;
+      changes.merge(member.changes.take());
+    }
     const deliveryAccount = (id: string) => state.outbox.accountOf(id);
-    // what timers changed meanwhile in the accounts this request holds: its copy is the store's, so
-    // its commit saves those too (the background save would wait for this request's locks)
-    changes.merge(this.#background.takeOf(hold.locked, deliveryAccount));
+    // what timers changed meanwhile in the accounts this group holds: its copy is the store's, so
+    // its commit saves those too (the background save would wait for this group's locks)
+    changes.merge(this.#background.takeOf(group.locked, deliveryAccount));
     const mine = changes.byAccount(deliveryAccount);
     const own: ChangeSet[] = [];
     const accounts: string[] = [];
     for (const [id, part] of mine) {
-      if (hold.locked.has(id) || this.#isNew(id)) {
+      if (group.locked.has(id) || this.#isNew(id)) {
         own.push(part);
         accounts.push(id);
       } else this.#background.add(part);
     }
-    // the request's own changes alone (byAccount split them; the flags are the request's)
+    // the group's own changes alone (byAccount split them; the flags are the members')
     const ownSet = emptyLike(changes);
     for (const part of own) ownSet.merge(part);
     // nothing to write: the locks go now (later changes of these accounts are saved on their own, and
-    // must not wait for this request's end)
+    // must not wait for this group's end)
     if (ownSet.empty) return tx.rollback();
-    await this.#write(tx, ownSet, accounts, "request");
+    await this.#write(tx, ownSet, accounts, versions, "request");
   }
 
   /** Writes changes in a transaction, bumps the versions and commits; drops the copies when it fails. */
@@ -401,6 +522,7 @@ export class SharedStore implements StatePersistence {
     tx: OpenTransaction,
     changes: ChangeSet,
     accounts: readonly string[],
+    versions: Versions,
     kind: "request" | "background",
   ): Promise<void> {
     const state = this.#state as MockState;
@@ -409,20 +531,28 @@ export class SharedStore implements StatePersistence {
     const deliveries = [...changes.deliveries];
     try {
       const sandboxChanged = changes.sandbox || changes.everything;
-      const written = await writeShared(
-        tx,
+      const write = await sharedWrite(
         batch,
         accounts,
         sandboxChanged ? { expected: this.#sandboxVersion } : null,
       );
-      // the copies are at the new versions from the commit on (set first: a request waiting on these
-      // rows may be handed them before this one hears back)
+      // The copies are at their new versions from the commit on. Each write bumps a locked account's
+      // version by one, so they are known before: set first, as a request of this process waiting on
+      // these rows may be handed them before this one hears back (and would take its copies for stale).
+      // A write that fails drops the copies.
+      for (const id of accounts) {
+        const copy = state.accounts.get(id);
+        const locked = versions.accounts.get(id);
+        if (copy !== undefined) this.#versions.set(id, { account: copy, version: (locked ?? 0) + 1 });
+      }
+      if (sandboxChanged) this.#sandboxVersion += 1;
+      const results = await tx.batch(write.statements, { commit: true });
+      const written = write.versions(results);
       for (const [id, version] of written.accounts) {
         const copy = state.accounts.get(id);
         if (copy !== undefined) this.#versions.set(id, { account: copy, version });
       }
       if (written.sandbox >= 0) this.#sandboxVersion = written.sandbox;
-      await tx.commit();
       this.commits += 1;
       for (const id of deliveries) this.#settleDelivery(id, null);
     } catch (error) {
@@ -430,7 +560,7 @@ export class SharedStore implements StatePersistence {
       // this process's copies hold what the store may not: they go, and are read again
       this.#drop(accounts);
       for (const id of deliveries) this.#settleDelivery(id, unavailable("its change was not saved"));
-      if (error instanceof SandboxMovedError) {
+      if (isSandboxMoved(error)) {
         this.#sandboxVersion = -1;
         if (kind === "request")
           throw unavailable("another mock process changed the sandbox at the same time: send it again");
@@ -459,14 +589,6 @@ export class SharedStore implements StatePersistence {
   /** Whether an account was made by this process and is not in the store yet. */
   #isNew(id: string): boolean {
     return (this.#state as MockState).accounts.has(id) && !this.#versions.has(id);
-  }
-
-  /** Drops the copies that hold changes nobody will save (a request that failed before its commit). */
-  #dropChanged(changes: ChangeSet): void {
-    const state = this.#state as MockState;
-    const ids = [...changes.byAccount((id) => state.outbox.accountOf(id)).keys()];
-    this.#drop(ids.filter((id) => !this.#isNew(id)));
-    for (const id of changes.deliveries) this.#settleDelivery(id, unavailable("its change was not saved"));
   }
 
   #saveBackgroundSoon(ms: number): void {
@@ -559,7 +681,7 @@ export class SharedStore implements StatePersistence {
         else {
           const accounts = writing;
           writing = [];
-          await this.#write(tx, own, accounts, "background");
+          await this.#write(tx, own, accounts, locked, "background");
         }
       } catch (error) {
         await tx.rollback();
@@ -774,7 +896,10 @@ async function createIfNew(db: SqlDatabase, engineOptions: EngineOptions): Promi
       changes.everything();
       changes.account(state.defaultAccount.id);
       changes.sandbox();
-      await writeShared(tx, batchOf(state, changes.take()), [state.defaultAccount.id], { expected: 0 });
+      const write = await sharedWrite(batchOf(state, changes.take()), [state.defaultAccount.id], {
+        expected: 0,
+      });
+      await runEach(tx, write.statements);
     } finally {
       state.close();
     }

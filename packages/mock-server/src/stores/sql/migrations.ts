@@ -204,6 +204,13 @@ UPDATE paykit_accounts a SET next_due_ms = 0
     sql: `
 ALTER TABLE paykit_accounts ADD COLUMN version BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE paykit_sandbox ADD COLUMN version BIGINT NOT NULL DEFAULT 0;
+-- Refuses a write from inside a statement: a request's statements go with its COMMIT in one round
+-- trip, so a condition that must stop the commit (the sandbox row moved on) raises an error.
+CREATE OR REPLACE FUNCTION paykit_refuse(refused boolean, message text) RETURNS boolean LANGUAGE plpgsql AS $$
+BEGIN
+  IF refused THEN RAISE EXCEPTION '%', message; END IF;
+  RETURN true;
+END $$;
 `,
   },
 ];

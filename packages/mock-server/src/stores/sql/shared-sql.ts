@@ -3,7 +3,7 @@
 // process holds in memory, and bumps the version of every account it writes (docs/decisions.md,
 // "Shared sandbox: every process serves every request").
 import type { SavedSandbox } from "../../domain/saved.js";
-import type { SqlQueryable } from "./sql-client.js";
+import type { OpenTransaction, SqlQueryable, SqlResult, SqlStatement } from "./sql-client.js";
 import { SANDBOX_KEY, type SaveBatch, writeBatch } from "./state-store.js";
 
 /** The versions of live accounts, and of the sandbox row, as a transaction sees them. */
@@ -71,54 +71,84 @@ export async function readSandbox(
   return rows[0] ?? null;
 }
 
-/** The sandbox row moved on since this process read it: the request is refused and tried again. */
-export class SandboxMovedError extends Error {
-  override readonly name = "SandboxMovedError";
-}
+/** What the database raises when a sandbox write finds the row at another version than expected. */
+const SANDBOX_MOVED = "paykit: the sandbox row moved on";
 
 /**
- * Writes one request's (or one background change's) rows in its transaction and bumps the version
- * of each account it wrote; a sandbox that changed is written under the version it was read at
- * (`sandbox.expected`; a first save inserts it). Answers the new versions.
+ * The statements of one request's (or one background change's) write: its rows, the version bump of
+ * each account it wrote, and a sandbox that changed, written under the version it was read at
+ * (`sandbox.expected`; a first save inserts it) or refused with an error. `versions` reads the new
+ * versions from the statements' results. A shared store sends them with the COMMIT, in one round trip.
  */
-export async function writeShared(
-  tx: SqlQueryable,
+export async function sharedWrite(
   batch: SaveBatch,
   accounts: readonly string[],
   sandbox: { expected: number } | null,
-): Promise<Versions> {
-  await writeBatch(tx, batch, { sandbox: false });
-  const versions = new Map<string, number>();
+): Promise<{
+  statements: SqlStatement[];
+  versions(results: SqlResult<Record<string, unknown>>[]): Versions;
+}> {
+  const statements: SqlStatement[] = [];
+  const collect: SqlQueryable = {
+    async query(text, params) {
+      statements.push(params === undefined ? { text } : { text, params });
+      return { rows: [] };
+    },
+    async exec(text) {
+      statements.push({ text });
+    },
+  };
+  await writeBatch(collect, batch, { sandbox: false });
   // a sandbox reset hides every other account: each one's version moves, so no process serves its copy
-  const bumped = batch.everything
-    ? await tx.query<{ id: string; version: number }>(
-        "UPDATE paykit_accounts SET version = version + 1 WHERE removed_at IS NULL OR id = ANY($1::text[]) RETURNING id, version::float8 AS version",
-        [accounts],
-      )
-    : accounts.length === 0
-      ? { rows: [] }
-      : await tx.query<{ id: string; version: number }>(
-          "UPDATE paykit_accounts SET version = version + 1 WHERE id = ANY($1::text[]) RETURNING id, version::float8 AS version",
-          [accounts],
-        );
-  for (const row of bumped.rows) versions.set(row.id, row.version);
-  let sandboxAt = -1;
-  if (sandbox !== null) {
-    const { rows } = await tx.query<{ version: number }>(
-      `INSERT INTO paykit_sandbox (key, value, version) VALUES ($1, $2::jsonb, 1)
-       ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, version = paykit_sandbox.version + 1
-        WHERE paykit_sandbox.version = $3
-       RETURNING version::float8 AS version`,
-      [SANDBOX_KEY, JSON.stringify(batch.sandbox), sandbox.expected],
-    );
-    const written = rows[0];
-    if (written === undefined)
-      throw new SandboxMovedError(
-        "another mock process changed the sandbox (its clock or PIX keys) meanwhile",
-      );
-    sandboxAt = written.version;
-  }
-  return { accounts: versions, sandbox: sandboxAt };
+  const bump = statements.length;
+  if (batch.everything)
+    statements.push({
+      text: "UPDATE paykit_accounts SET version = version + 1 WHERE removed_at IS NULL OR id = ANY($1::text[]) RETURNING id, version::float8 AS version",
+      params: [accounts],
+    });
+  else if (accounts.length > 0)
+    statements.push({
+      text: "UPDATE paykit_accounts SET version = version + 1 WHERE id = ANY($1::text[]) RETURNING id, version::float8 AS version",
+      params: [accounts],
+    });
+  const sandboxAt = statements.length;
+  if (sandbox !== null)
+    statements.push({
+      text: `WITH written AS (
+         INSERT INTO paykit_sandbox (key, value, version) VALUES ($1, $2::jsonb, 1)
+         ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, version = paykit_sandbox.version + 1
+          WHERE paykit_sandbox.version = $3
+         RETURNING version)
+       SELECT (SELECT version::float8 FROM written) AS version,
+              paykit_refuse(NOT EXISTS (SELECT 1 FROM written), $4) AS written`,
+      params: [SANDBOX_KEY, JSON.stringify(batch.sandbox), sandbox.expected, SANDBOX_MOVED],
+    });
+  return {
+    statements,
+    versions(results) {
+      const versions = new Map<string, number>();
+      const bumped = sandboxAt > bump ? (results[bump]?.rows ?? []) : [];
+      for (const row of bumped as { id: string; version: number }[])
+        versions.set(row.id, Number(row.version));
+      const written = sandbox === null ? undefined : results[sandboxAt]?.rows[0];
+      return { accounts: versions, sandbox: written === undefined ? -1 : Number(written.version) };
+    },
+  };
+}
+
+/** Runs statements one at a time in the caller's transaction (where one round trip does not matter). */
+export async function runEach(
+  tx: SqlQueryable,
+  statements: readonly SqlStatement[],
+): Promise<SqlResult<Record<string, unknown>>[]> {
+  const results: SqlResult<Record<string, unknown>>[] = [];
+  for (const s of statements) results.push(await tx.query(s.text, s.params));
+  return results;
+}
+
+/** Whether an error is the database refusing a sandbox write made at a version that moved on. */
+export function isSandboxMoved(error: unknown): boolean {
+  return (error as { message?: unknown } | null)?.message === SANDBOX_MOVED;
 }
 
 /**
@@ -190,11 +220,12 @@ export async function claimAttempt(
 
 /**
  * Writes one attempt's outcome (the delivery as the attempt left it) under its account's lock, frees
- * the claim, lowers the account's due time if the delivery's retry comes first, and bumps the account's
- * version. Answers the account's version before and after, or null when the account is gone.
+ * the claim, lowers the account's due time if the delivery's retry comes first, bumps the account's
+ * version and commits. Answers the account's version before and after, or null when the account is
+ * gone (nothing is written then, and the transaction is left to roll back).
  */
 export async function writeAttempt(
-  tx: SqlQueryable,
+  tx: OpenTransaction,
   batch: SaveBatch,
   accountId: string,
   deliveryId: string,
@@ -206,16 +237,21 @@ export async function writeAttempt(
   );
   const before = locked.rows[0]?.version;
   if (before === undefined) return null;
-  await writeBatch(tx, batch, { sandbox: false });
-  await tx.query("UPDATE paykit_deliveries SET lease_owner = NULL, lease_until = NULL WHERE id = $1", [
-    deliveryId,
-  ]);
-  // only ever earlier: this copy may not know work another process added to the account
-  const { rows } = await tx.query<{ version: number }>(
-    `UPDATE paykit_accounts SET version = version + 1,
+  const { statements } = await sharedWrite(batch, [], null);
+  statements.push(
+    {
+      text: "UPDATE paykit_deliveries SET lease_owner = NULL, lease_until = NULL WHERE id = $1",
+      params: [deliveryId],
+    },
+    // only ever earlier: this copy may not know work another process added to the account
+    {
+      text: `UPDATE paykit_accounts SET version = version + 1,
             next_due_ms = CASE WHEN $2::bigint IS NULL THEN next_due_ms ELSE LEAST(coalesce(next_due_ms, $2::bigint), $2::bigint) END
       WHERE id = $1 RETURNING version::float8 AS version`,
-    [accountId, dueMs === null ? null : Math.floor(dueMs)],
+      params: [accountId, dueMs === null ? null : Math.floor(dueMs)],
+    },
   );
-  return { before, after: rows[0]?.version ?? before + 1 };
+  const results = await tx.batch(statements, { commit: true });
+  const after = results[results.length - 1]?.rows[0]?.version;
+  return { before, after: after === undefined ? before + 1 : Number(after) };
 }

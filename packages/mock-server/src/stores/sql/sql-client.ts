@@ -15,8 +15,23 @@ export interface SqlQueryable {
   exec(sql: string): Promise<void>;
 }
 
+/** One statement and its parameters, for {@link OpenTransaction.batch}. */
+export interface SqlStatement {
+  text: string;
+  params?: readonly unknown[];
+}
+
 /** A transaction held open across awaits: what a shared store runs one request in. */
 export interface OpenTransaction extends SqlQueryable {
+  /**
+   * Runs statements in one round trip (their parameters written into the text as literals), and
+   * commits after them when `commit` is set (rejecting as {@link commit} does). Answers each
+   * statement's rows. A statement that fails leaves the rest unrun and the transaction to roll back.
+   */
+  batch(
+    statements: readonly SqlStatement[],
+    options?: { commit?: boolean },
+  ): Promise<SqlResult<Record<string, unknown>>[]>;
   /**
    * Commits; rejects with {@link CommitUnknownError} when the connection ended while committing (the
    * database may or may not have kept it), with the error otherwise (it did not).
@@ -136,41 +151,72 @@ export async function openPostgres(url: string, options: { max?: number } = {}):
     },
     async begin() {
       const client = await pool.connect();
-      try {
-        await client.query("BEGIN");
-      } catch (error) {
-        client.release(true);
-        throw error;
-      }
+      // BEGIN goes with the transaction's first statement: one round trip less per request
+      let begun = false;
       let ended = false;
       const end = (broken: boolean) => {
         if (ended) return;
         ended = true;
         client.release(broken);
       };
+      const send = async (text: string) => {
+        const opening = !begun;
+        begun = true;
+        const result = (await client.query(opening ? `BEGIN;${text}` : text)) as unknown as
+          | SqlResult<Record<string, unknown>>
+          | SqlResult<Record<string, unknown>>[];
+        const results = Array.isArray(result) ? result : [result];
+        return opening ? results.slice(1) : results;
+      };
+      // An ERROR answer to COMMIT means rolled back; a connection cut (or a FATAL) while committing
+      // leaves the transaction's fate to the server: it may be durable.
+      const committing = (error: unknown): never => {
+        const refused = (error as { severity?: unknown }).severity === "ERROR";
+        if (!refused) {
+          end(true);
+          throw new CommitUnknownError("the connection ended while committing", { cause: error });
+        }
+        throw error;
+      };
       return {
-        // prepared once per connection (named by the text): a shared store runs the same few
-        // statements for every request, and parsing and planning them each time was most of their cost
-        query: (text, params) =>
-          params === undefined
+        async query(text, params) {
+          if (!begun) {
+            const [rows] = await send(params === undefined ? text : inlineParams(text, params));
+            return rows as SqlResult<never>;
+          }
+          // prepared once per connection (named by the text): a shared store runs the same few
+          // statements for every request
+          return params === undefined
             ? client.query(text)
-            : client.query({ name: statementName(text), text, values: params as unknown[] }),
-        exec: async (sql) => void (await client.query(sql)),
+            : client.query({ name: statementName(text), text, values: params as unknown[] });
+        },
+        exec: async (sql) => void (await send(sql)),
+        async batch(statements, options = {}) {
+          const text = statements.map((s) => inlineParams(s.text, s.params ?? [])).join(";\n");
+          const commit = options.commit === true;
+          try {
+            const results = await send(commit ? `${text};\nCOMMIT` : text);
+            if (commit) end(false);
+            return commit ? results.slice(0, -1) : results;
+          } catch (error) {
+            if (commit) committing(error);
+            throw error;
+          }
+        },
         async commit() {
+          // committed with a batch already, or nothing ever sent
+          if (ended) return;
+          if (!begun) return end(false);
           try {
             await client.query("COMMIT");
           } catch (error) {
-            // An ERROR answer to COMMIT means rolled back; a connection cut (or a FATAL) while
-            // committing leaves the transaction's fate to the server: it may be durable.
-            const refused = (error as { severity?: unknown }).severity === "ERROR";
-            end(!refused);
-            if (refused) throw error;
-            throw new CommitUnknownError("the connection ended while committing", { cause: error });
+            committing(error);
           }
           end(false);
         },
         async rollback() {
           if (ended) return;
+          if (!begun) return end(false);
           const broken = await client.query("ROLLBACK").then(
             () => false,
             () => true,
@@ -293,6 +339,41 @@ export async function openPglite(dataDir: string): Promise<SqlDatabase> {
       ),
     close: () => db.close(),
   };
+}
+
+/**
+ * A statement with its `$n` parameters written in as SQL literals, for the simple protocol (which
+ * takes several statements in one round trip but no parameters). Strings are quoted as node-postgres's
+ * `escapeLiteral` does; arrays become `ARRAY[…]` (or `'{}'`), so every array parameter needs a cast
+ * in the text (`$1::text[]`), as the extended protocol's do anyway.
+ */
+export function inlineParams(text: string, params: readonly unknown[]): string {
+  return text.replace(/\$(\d+)/g, (_, n: string) => {
+    const index = Number(n) - 1;
+    if (index >= params.length)
+      throw new Error(`the statement names $${n} and has ${params.length} parameters`);
+    return literal(params[index]);
+  });
+}
+
+function literal(value: unknown): string {
+  if (value === null || value === undefined) return "NULL";
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) throw new Error(`${value} has no SQL literal`);
+    return `(${value})`;
+  }
+  if (typeof value === "bigint") return `(${value})`;
+  if (typeof value === "boolean") return value ? "TRUE" : "FALSE";
+  if (Array.isArray(value)) return value.length === 0 ? "'{}'" : `ARRAY[${value.map(literal).join(",")}]`;
+  if (value instanceof Date) return quoteLiteral(value.toISOString());
+  if (typeof value === "object") return quoteLiteral(JSON.stringify(value));
+  return quoteLiteral(String(value));
+}
+
+function quoteLiteral(text: string): string {
+  if (text.includes("\0")) throw new Error("a SQL literal cannot hold NUL");
+  const quoted = text.replaceAll("'", "''");
+  return text.includes("\\") ? ` E'${quoted.replaceAll("\\", "\\\\")}'` : `'${quoted}'`;
 }
 
 /** A database URL without its password, for messages. */
