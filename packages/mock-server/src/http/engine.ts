@@ -62,12 +62,6 @@ export interface CreateEngineOptions extends EngineOptions {
    * @default none: the state lives in this process's memory
    */
   persistence?: StatePersistence;
-  /**
-   * With `persistence`: called with each answer before the request's changes are saved, so that a store
-   * can save the answer with them (a cluster's leader does, for a request a follower may send again).
-   * @default nothing
-   */
-  beforeSave?: (request: EngineRequest, response: EngineResponse) => void;
 }
 
 /**
@@ -205,7 +199,6 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
     const reloads = persistence.reloads;
     const response =
       req.method === "HEAD" ? withoutBody(await answer({ ...req, method: "GET" })) : await answer(req);
-    options.beforeSave?.(req, response);
     try {
       await (hold.saved === undefined ? persistence.saved() : hold.saved());
       // answered from a state that a failed save made the store read back meanwhile

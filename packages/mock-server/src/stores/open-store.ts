@@ -1,7 +1,7 @@
 // Opens the embedded store a mock is started with (`--data-dir`): PGlite in that directory, migrated at
 // start and held by one mock process at a time (a second one is refused with a message, never allowed
-// to write beside the first). PostgreSQL (`--store`) is shared by several processes: see
-// transports/node/cluster.ts.
+// to write beside the first). PostgreSQL (`--store`) is shared by any number of processes: see
+// shared-store.ts.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { StatePersistence } from "../domain/persistence.js";

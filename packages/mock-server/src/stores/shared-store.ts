@@ -28,15 +28,24 @@ import type { SavedStart } from "../domain/saved.js";
 import { type EngineOptions, MockState } from "../domain/state.js";
 import { AccountLoader } from "./account-loader.js";
 import { batchOf } from "./save-batch.js";
-import { assertSchemaKnown, migrate } from "./sql/migrations.js";
+import {
+  assertSchemaKnown,
+  knownVersion,
+  MIGRATIONS,
+  type Migration,
+  migrate,
+  SchemaTooNewError,
+} from "./sql/migrations.js";
 import {
   accountVersions,
   claimAttempt,
   isSandboxMoved,
+  isSchemaMoved,
   lockAccounts,
   readSandbox,
   removeUnused,
   runEach,
+  schemaGuard,
   sharedWrite,
   type Versions,
   writeAttempt,
@@ -46,8 +55,10 @@ import {
   type OpenTransaction,
   openPostgres,
   type SqlDatabase,
+  shownUrl,
 } from "./sql/sql-client.js";
 import { SqlStateStore } from "./sql/state-store.js";
+import { StoreHealth } from "./store-health.js";
 
 /** Options of {@link openSharedStore}. */
 export interface SharedStoreOptions {
@@ -59,6 +70,10 @@ export interface SharedStoreOptions {
   onError?: (error: unknown) => void;
   /** Transactions this process holds open at once (one per request in flight). @default 16 */
   connections?: number;
+  /** Where the two lines of an outage, and a refusal, go. @default stderr, as `paykit-mock: …` */
+  log?: (line: string) => void;
+  /** The migrations this process knows (tests play a newer mock with one more). @default MIGRATIONS */
+  migrations?: readonly Migration[];
 }
 
 /**
@@ -133,6 +148,12 @@ export class SharedStore implements StatePersistence {
   #backgroundRunning = false;
   #backgroundAgain = false;
   #stopped = false;
+  /** The newest schema this process knows. */
+  readonly #known: number;
+  readonly #health: StoreHealth;
+  readonly #log: (line: string) => void;
+  /** Set once a newer mock migrated the store: every request is refused from then on. */
+  #refusal: SchemaTooNewError | null = null;
   /** Transactions committed, and copies read again because another process wrote the account. */
   commits = 0;
   refreshes = 0;
@@ -141,13 +162,34 @@ export class SharedStore implements StatePersistence {
     db: SqlDatabase,
     readDb: SqlDatabase,
     start: { saved: SavedStart; versions: Versions },
-    options: SharedStoreOptions,
+    options: SharedStoreOptions & { where: string },
   ) {
     this.#db = db;
     this.#readDb = readDb;
     this.#reads = new SqlStateStore(readDb);
     this.#start = start;
     this.#options = options;
+    this.#known = knownVersion(options.migrations ?? MIGRATIONS);
+    const log = options.log ?? ((line: string) => void process.stderr.write(`paykit-mock: ${line}\n`));
+    this.#log = log;
+    // back once the database answers and its schema is still one this process knows
+    this.#health = new StoreHealth(
+      async () => {
+        try {
+          await assertSchemaKnown(readDb, this.#known);
+        } catch (error) {
+          if (error instanceof SchemaTooNewError) this.#refuseWith(error);
+          throw error;
+        }
+      },
+      log,
+      options.where,
+    );
+  }
+
+  /** Whether a newer mock migrated the store, so this process serves nothing more. */
+  get refused(): boolean {
+    return this.#refusal !== null;
   }
 
   attach(state: MockState): void {
@@ -179,7 +221,7 @@ export class SharedStore implements StatePersistence {
     this.#loader = new AccountLoader(
       state,
       this.#reads,
-      (error) => this.#options.onError?.(error),
+      (error) => this.#report(error),
       (accountId) => this.#holdsAll(accountId),
       {
         ...(this.#options.cacheRecords === undefined ? {} : { cacheRecords: this.#options.cacheRecords }),
@@ -212,7 +254,16 @@ export class SharedStore implements StatePersistence {
     const loader = this.#loader;
     if (state === null || loader === null || this.#stopped || this.#db.begin === undefined)
       throw unavailable("the mock is stopping");
+    try {
+      return await this.#prepare(state, loader, needs);
+    } catch (error) {
+      throw await this.#failure(error);
+    }
+  }
+
+  async #prepare(state: MockState, loader: AccountLoader, needs: AccountNeeds): Promise<RequestHold> {
     for (let attempt = 0; ; attempt++) {
+      if (this.#refusal !== null) throw this.#refusalError();
       const ids = await this.#lockIds(loader, needs);
       if (this.#stopped) throw unavailable("the mock is stopping");
       // An account a group of this process holds: join it when it locks all of these and still takes
@@ -284,7 +335,7 @@ export class SharedStore implements StatePersistence {
     group.opened = (async () => {
       const tx = await begin();
       try {
-        const versions = await lockAccounts(tx, ids);
+        const versions = await lockAccounts(tx, ids, this.#known);
         for (const id of versions.accounts.keys()) group.locked.add(id);
         await this.#refresh(tx, ids, versions);
         if (group.phase === "opening") group.phase = "open";
@@ -391,8 +442,17 @@ export class SharedStore implements StatePersistence {
    * agree): removes the accounts unused for `retentionMs`, then deletes their rows in batches.
    */
   async sweep(retentionMs: number): Promise<string[]> {
+    try {
+      return await this.#sweep(retentionMs);
+    } catch (error) {
+      this.#report(error);
+      return [];
+    }
+  }
+
+  async #sweep(retentionMs: number): Promise<string[]> {
     const state = this.#state;
-    if (state === null || this.#stopped || this.#db.begin === undefined) return [];
+    if (state === null || this.#stopped || this.#refusal !== null || this.#db.begin === undefined) return [];
     const candidates = await this.#reads.unusedAccounts(retentionMs, state.defaultAccount.id);
     // a use this process saw and has not stamped yet (stamps are written at most once a minute)
     const ids = candidates.filter((id) => !state.accounts.has(id) || !state.usedWithin(id, retentionMs));
@@ -400,6 +460,7 @@ export class SharedStore implements StatePersistence {
     if (ids.length > 0) {
       const tx = await this.#db.begin();
       try {
+        await tx.batch(schemaGuard(this.#known));
         removed = await removeUnused(tx, ids, retentionMs);
         await tx.commit();
       } catch (error) {
@@ -416,6 +477,7 @@ export class SharedStore implements StatePersistence {
   /** Stops: nothing more is saved (a change made after is never saved). */
   stop(): void {
     this.#stopped = true;
+    this.#health.stop();
     clearTimeout(this.#backgroundTimer);
     this.#loader?.stop();
     for (const waits of this.#deliveryWaits.values())
@@ -427,6 +489,54 @@ export class SharedStore implements StatePersistence {
   async close(): Promise<void> {
     this.stop();
     await Promise.allSettled([this.#db.close(), this.#readDb.close()]);
+  }
+
+  /** An error of work outside a request: logged, unless it is the store out of reach (logged once) or gone. */
+  #report(error: unknown): void {
+    if (isSchemaMoved(error)) {
+      void this.#refuse();
+      return;
+    }
+    if (this.#health.failed(error) || this.#stopped) return;
+    this.#options.onError?.(error);
+  }
+
+  /** What a request that failed before its work is answered: a 503 that says why, when it is known. */
+  async #failure(error: unknown): Promise<unknown> {
+    if (error instanceof ApiError) return error;
+    if (isSchemaMoved(error)) {
+      await this.#refuse();
+      return this.#refusalError();
+    }
+    if (this.#health.failed(error))
+      return unavailable(
+        "the mock's PostgreSQL store is out of reach; nothing of this request was kept: send it again",
+      );
+    return error;
+  }
+
+  /** A newer mock migrated the store: reads the versions, and refuses from then on (logged once). */
+  async #refuse(): Promise<void> {
+    if (this.#refusal !== null) return;
+    try {
+      await assertSchemaKnown(this.#readDb, this.#known);
+    } catch (error) {
+      if (error instanceof SchemaTooNewError) return this.#refuseWith(error);
+      this.#report(error);
+    }
+  }
+
+  #refuseWith(refusal: SchemaTooNewError): void {
+    if (this.#refusal !== null) return;
+    this.#refusal = refusal;
+    // nothing more is written: no background save, no due pass, no sweep
+    clearTimeout(this.#backgroundTimer);
+    this.#loader?.stop();
+    this.#log(`${refusal.message}. This process serves nothing more: every request is answered 503`);
+  }
+
+  #refusalError(): ApiError {
+    return unavailable((this.#refusal as SchemaTooNewError).message);
   }
 
   /** The accounts a request locks: those it names, and those it reads bare (a reset, the account list). */
@@ -565,9 +675,15 @@ export class SharedStore implements StatePersistence {
         if (kind === "request")
           throw unavailable("another mock process changed the sandbox at the same time: send it again");
       }
+      if (isSchemaMoved(error)) {
+        await this.#refuse();
+        if (kind === "request") throw this.#refusalError();
+      }
       if (kind === "background") throw error;
+      // the store out of reach is logged once for the outage, not once per request
+      const outOfReach = this.#health.failed(error);
       if (error instanceof CommitUnknownError) throw changesNotStored("unknown");
-      this.#options.onError?.(error);
+      if (!outOfReach) this.#options.onError?.(error);
       throw changesNotStored("no");
     } finally {
       for (const id of accounts) this.#writing.delete(id);
@@ -614,6 +730,7 @@ export class SharedStore implements StatePersistence {
     const state = this.#state;
     const begin = this.#db.begin?.bind(this.#db);
     if (state === null || begin === undefined || this.#backgroundRunning || this.#stopped) return;
+    if (this.#refusal !== null) return;
     if (!this.#background.hasChanges()) return;
     this.#backgroundRunning = true;
     let retry = false;
@@ -621,7 +738,7 @@ export class SharedStore implements StatePersistence {
     try {
       tx = await begin();
     } catch (error) {
-      if (!this.#stopped) this.#options.onError?.(error);
+      this.#report(error);
       retry = true;
     }
     try {
@@ -644,7 +761,7 @@ export class SharedStore implements StatePersistence {
       }
       let writing: string[] = [];
       try {
-        const locked = await lockAccounts(tx, ids, { skipLocked: true });
+        const locked = await lockAccounts(tx, ids, this.#known, { skipLocked: true });
         const missing = ids.filter((id) => !locked.accounts.has(id));
         const present = (await accountVersions(tx, missing)).accounts;
         const stale: string[] = [];
@@ -686,7 +803,7 @@ export class SharedStore implements StatePersistence {
       } catch (error) {
         await tx.rollback();
         this.#drop(writing);
-        if (!this.#stopped) this.#options.onError?.(error);
+        this.#report(error);
       }
       if (!later.empty) this.#background.add(later, { quiet: true });
       for (const id of holders) this.#commitHoldersSoon(id);
@@ -730,15 +847,28 @@ export class SharedStore implements StatePersistence {
   ): Promise<{ claimed: true } | { claimed: false; retryAt: number | null }> {
     const state = this.#state as MockState;
     await this.#attemptWrites.get(deliveryId);
-    const claim = await claimAttempt(this.#readDb, deliveryId, this.#owner, cycleAttempts);
+    const accountOf = state.outbox.accountOf(deliveryId);
+    const clockNow = () => (accountOf === null ? state.clock.now() : state.timeOf(accountOf).now());
+    if (this.#refusal !== null) return { claimed: false, retryAt: null };
+    let claim: Awaited<ReturnType<typeof claimAttempt>>;
+    try {
+      const tx = await (this.#db.begin as NonNullable<SqlDatabase["begin"]>)();
+      try {
+        claim = await claimAttempt(tx, deliveryId, this.#owner, cycleAttempts, this.#known);
+      } finally {
+        await tx.rollback();
+      }
+    } catch (error) {
+      // the store out of reach: the attempt waits (its row keeps it for whichever process comes first)
+      this.#report(error);
+      return { claimed: false, retryAt: clockNow() + 1_000 };
+    }
     if (claim === true) {
       this.#claimed.add(deliveryId);
       return { claimed: true };
     }
     if (claim === null) return { claimed: false, retryAt: null };
-    const accountId = state.outbox.accountOf(deliveryId);
-    const now = accountId === null ? state.clock.now() : state.timeOf(accountId).now();
-    return { claimed: false, retryAt: now + claim.heldMs + 100 };
+    return { claimed: false, retryAt: clockNow() + claim.heldMs + 100 };
   }
 
   /** Writes a claimed attempt's outcome once the outbox has recorded all of it (same turn). */
@@ -749,7 +879,7 @@ export class SharedStore implements StatePersistence {
       .catch((error: unknown) => {
         // the attempt was made; its outcome is lost with this copy: when the claim runs out, another
         // process (or this one, reading the account again) sends it again under the same webhook-id
-        if (!this.#stopped) this.#options.onError?.(error);
+        this.#report(error);
         const accountId = this.#state?.outbox.accountOf(deliveryId) ?? null;
         if (accountId !== null && !this.#holding.has(accountId)) this.#drop([accountId]);
       })
@@ -772,7 +902,7 @@ export class SharedStore implements StatePersistence {
     const copy = state.accounts.get(accountId);
     const tx = await this.#db.begin();
     try {
-      const versions = await writeAttempt(tx, batch, accountId, deliveryId, due);
+      const versions = await writeAttempt(tx, batch, accountId, deliveryId, due, this.#known);
       await tx.commit();
       // this copy stays current only if it was (the attempt's outcome is all the write changed)
       const known = this.#versions.get(accountId);
@@ -865,8 +995,8 @@ export async function openSharedStore(
   const db = await openPostgres(url, { max: options.connections ?? 16 });
   const readDb = await openPostgres(url, { max: 4 });
   try {
-    await migrate(db);
-    await assertSchemaKnown(db);
+    await migrate(db, options.migrations);
+    await assertSchemaKnown(db, knownVersion(options.migrations ?? MIGRATIONS));
     await createIfNew(db, engineOptions);
     const reads = new SqlStateStore(readDb);
     for (;;) {
@@ -876,11 +1006,17 @@ export async function openSharedStore(
       const versions = await accountVersions(readDb, [sandbox.value.defaultAccountId]);
       versions.sandbox = sandbox.version;
       const saved = await reads.loadStart(options.defaultPublicKey, { records: "active" });
-      if (saved !== null) return new SharedStore(db, readDb, { saved, versions }, options);
+      if (saved !== null)
+        return new SharedStore(db, readDb, { saved, versions }, { ...options, where: shownUrl(url) });
     }
   } catch (error) {
     await Promise.allSettled([db.close(), readDb.close()]);
-    throw error;
+    if (error instanceof SchemaTooNewError) throw error;
+    // where, and why; never the URL's password (the driver's message holds none)
+    throw new Error(
+      `could not connect to the PostgreSQL store at ${shownUrl(url)}: ${(error as Error)?.message ?? String(error)}`,
+      { cause: error },
+    );
   }
 }
 

@@ -56,7 +56,6 @@ describe.each(Object.keys(ENGINES))("schema migrations on %s", (engine) => {
         "paykit_deliveries",
         "paykit_delivery_attempts",
         "paykit_faults",
-        "paykit_forwarded",
         "paykit_ledger",
         "paykit_payins",
         "paykit_payouts",

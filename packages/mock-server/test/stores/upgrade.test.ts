@@ -1,13 +1,14 @@
 // A rolling upgrade on a PostgreSQL store: a process of a newer @paykit/mock-server migrates the database
-// while older ones are connected (one leading, one following) and under load. The older ones then refuse
-// every request with a 503 naming both schema versions, log it once, write nothing more (a row trigger
-// records which connection wrote what), and the newer one takes over and serves everything. The newer
-// version is played by a cluster member that knows one more, harmless, migration.
+// while two older ones are connected and under load. The older ones then refuse every request with a
+// 503 naming both schema versions, log it once, write nothing more (a row trigger records which
+// connection wrote what), and the newer one serves everything, what the older ones committed included.
+// The newer version is played by a shared store that knows one more, harmless, migration.
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { createEngine, type MockEngine } from "../../src/http/engine.js";
 import { createMockServer, type MockServer } from "../../src/index.js";
+import { openSharedStore, type SharedStore } from "../../src/stores/shared-store.js";
 import { MIGRATIONS, SCHEMA_VERSION, SchemaTooNewError } from "../../src/stores/sql/migrations.js";
 import { openPostgres } from "../../src/stores/sql/sql-client.js";
-import { type ClusterMember, clusterMember } from "../../src/transports/node/cluster.js";
 import { basic, payoutBody, pixPayin } from "../fixtures.js";
 import { ADMIN, ADMIN_TOKEN, newDatabase } from "./processes.js";
 
@@ -18,11 +19,14 @@ const NEWER = {
 };
 
 const servers: MockServer[] = [];
-const members: ClusterMember[] = [];
+const newer: { engine: MockEngine; store: SharedStore }[] = [];
 afterEach(async () => {
   vi.restoreAllMocks();
   for (const server of servers.splice(0)) await server.close();
-  for (const member of members.splice(0)) await member.shutdown();
+  for (const { engine, store } of newer.splice(0)) {
+    engine.close();
+    await store.close();
+  }
 });
 
 /** The store's URL with a connection name, which the audit trigger records for every row written. */
@@ -76,7 +80,7 @@ describe("a rolling upgrade on a PostgreSQL store", () => {
     servers.push(a);
     const b = await createMockServer({ ...old, store: { url: named(url, "paykit_old_b") } });
     servers.push(b);
-    expect([a.store.role, b.store.role]).toEqual(["leader", "follower"]);
+    expect([a.store.role, b.store.role]).toEqual(["shared", "shared"]);
     const headers = { authorization: basic(a.account), "content-type": "application/json" };
     const earlier = await fetch(`${b.url}/payin`, {
       method: "POST",
@@ -108,22 +112,18 @@ describe("a rolling upgrade on a PostgreSQL store", () => {
     // the audit sees the older ones write first
     await expect.poll(() => created.length, { timeout: 30_000 }).toBeGreaterThanOrEqual(4);
     const newerLog: string[] = [];
-    const c = clusterMember({
-      url: named(url, "paykit_new"),
-      engine: { adminToken: ADMIN_TOKEN, sharedSandbox: true, autoAdvance: false },
-      adminToken: ADMIN_TOKEN,
+    const engineOptions = { adminToken: ADMIN_TOKEN, sharedSandbox: true, autoAdvance: false };
+    const store = await openSharedStore(named(url, "paykit_new"), engineOptions, {
       migrations: [...MIGRATIONS, NEWER],
       log: (line) => newerLog.push(line),
     });
-    members.push(c);
-    // nobody forwards to it here (the older processes refuse rather than follow), so no port is needed
-    await c.join("http://127.0.0.1:9");
+    const c = { engine: createEngine({ ...engineOptions, persistence: store }), store };
+    newer.push(c);
     await expect
       .poll(() => [a.store.role, b.store.role], { timeout: 30_000 })
       .toEqual(["refused", "refused"]);
     stopped = true;
     await load;
-    await expect.poll(() => c.role, { timeout: 30_000 }).toBe("leader");
     // only answers that say what happened: created, or refused (503)
     expect([...statuses].every((s) => s === 201 || s === 503)).toBe(true);
 
@@ -152,7 +152,7 @@ describe("a rolling upgrade on a PostgreSQL store", () => {
 
     // the newer one serves everything, what the older ones committed included
     const call = async (path: string, init: RequestInit = {}) => {
-      const res = await c.handle(new Request(`http://127.0.0.1${path}`, init));
+      const res = await c.engine.handle(new Request(`http://127.0.0.1${path}`, init));
       return { status: res.status, body: (await res.json()) as Record<string, unknown> };
     };
     expect((await call(`/payin/${earlierId}`, { headers })).status).toBe(200);

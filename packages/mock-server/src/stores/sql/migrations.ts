@@ -204,6 +204,8 @@ UPDATE paykit_accounts a SET next_due_ms = 0
     sql: `
 ALTER TABLE paykit_accounts ADD COLUMN version BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE paykit_sandbox ADD COLUMN version BIGINT NOT NULL DEFAULT 0;
+-- The answers a leader kept for the requests a follower relayed: no process relays any more.
+DROP TABLE IF EXISTS paykit_forwarded;
 -- Refuses a write from inside a statement: a request's statements go with its COMMIT in one round
 -- trip, so a condition that must stop the commit (the sandbox row moved on) raises an error.
 CREATE OR REPLACE FUNCTION paykit_refuse(refused boolean, message text) RETURNS boolean LANGUAGE plpgsql AS $$
@@ -233,7 +235,8 @@ export class SchemaTooNewError extends Error {
 }
 
 // Any constant works: every mock process takes the same one around its migration.
-const MIGRATION_LOCK = 0x7061796b; // "payk"
+/** The advisory lock a migration holds alone, and each shared-store transaction shares. */
+export const MIGRATION_LOCK = 0x7061796b; // "payk"
 
 async function appliedVersion(tx: SqlQueryable): Promise<number> {
   const { rows } = await tx.query<{ version: number | null }>(

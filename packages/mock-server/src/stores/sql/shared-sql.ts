@@ -3,6 +3,7 @@
 // process holds in memory, and bumps the version of every account it writes (docs/decisions.md,
 // "Shared sandbox: every process serves every request").
 import type { SavedSandbox } from "../../domain/saved.js";
+import { MIGRATION_LOCK } from "./migrations.js";
 import type { OpenTransaction, SqlQueryable, SqlResult, SqlStatement } from "./sql-client.js";
 import { SANDBOX_KEY, type SaveBatch, writeBatch } from "./state-store.js";
 
@@ -12,30 +13,59 @@ export interface Versions {
   sandbox: number;
 }
 
+/** What the database raises when a transaction finds the schema migrated past what this process knows. */
+const SCHEMA_MOVED = "paykit: the schema is newer than this process knows";
+
 /**
- * Locks the live accounts among `ids` for the transaction (in id order, so two transactions never
- * wait on each other in a circle) and answers their versions and the sandbox's. `skipLocked`: the
- * accounts another transaction holds are left out rather than waited for.
+ * The first statements of every shared-store transaction that may write: a shared hold on the
+ * migration lock (a newer mock's migration waits for the transaction, and the transaction for a
+ * migration under way), then, in a statement of its own (a statement's snapshot is taken when it
+ * starts), a refusal when the schema is newer than `known`: an older process never writes rows a newer
+ * one does not expect (see {@link isSchemaMoved}).
+ */
+export function schemaGuard(known: number): SqlStatement[] {
+  return [
+    { text: "SELECT pg_advisory_xact_lock_shared($1)", params: [MIGRATION_LOCK] },
+    {
+      text: "SELECT paykit_refuse((SELECT max(version) FROM paykit_schema_migrations) > $1, $2)",
+      params: [known, SCHEMA_MOVED],
+    },
+  ];
+}
+
+/** Whether an error is the database refusing a transaction of a process that knows an older schema. */
+export function isSchemaMoved(error: unknown): boolean {
+  return (error as { message?: unknown } | null)?.message === SCHEMA_MOVED;
+}
+
+/**
+ * Opens a transaction's work: the schema guard, then locks the live accounts among `ids` (in id
+ * order, so two transactions never wait on each other in a circle), all in one round trip. Answers
+ * their versions and the sandbox's. `skipLocked`: the accounts another transaction holds are left
+ * out rather than waited for.
  */
 export async function lockAccounts(
-  tx: SqlQueryable,
+  tx: OpenTransaction,
   ids: readonly string[],
+  known: number,
   options: { skipLocked?: boolean } = {},
 ): Promise<Versions> {
+  const guard = schemaGuard(known);
+  const results = await tx.batch([
+    ...guard,
+    { text: "SELECT version::float8 AS version FROM paykit_sandbox WHERE key = $1", params: [SANDBOX_KEY] },
+    {
+      text: `SELECT id, version::float8 AS version FROM paykit_accounts
+              WHERE id = ANY($1::text[]) AND removed_at IS NULL ORDER BY id
+              FOR UPDATE${options.skipLocked ? " SKIP LOCKED" : ""}`,
+      params: [[...ids]],
+    },
+  ]);
+  const sandbox = results[guard.length]?.rows[0]?.version;
   const accounts = new Map<string, number>();
-  if (ids.length === 0) return { accounts, sandbox: await sandboxVersion(tx) };
-  // one round trip: the rows locked, each with the sandbox's version beside it
-  const { rows } = await tx.query<{ id: string; version: number; sandbox: number | null }>(
-    `SELECT a.id, a.version::float8 AS version,
-            (SELECT s.version::float8 FROM paykit_sandbox s WHERE s.key = $2) AS sandbox
-       FROM paykit_accounts a
-      WHERE a.id = ANY($1::text[]) AND a.removed_at IS NULL ORDER BY a.id
-      FOR UPDATE OF a${options.skipLocked ? " SKIP LOCKED" : ""}`,
-    [ids, SANDBOX_KEY],
-  );
-  for (const row of rows) accounts.set(row.id, row.version);
-  const first = rows[0];
-  return { accounts, sandbox: first === undefined ? await sandboxVersion(tx) : (first.sandbox ?? 0) };
+  for (const row of (results[guard.length + 1]?.rows ?? []) as { id: string; version: unknown }[])
+    accounts.set(row.id, Number(row.version));
+  return { accounts, sandbox: sandbox === undefined ? 0 : Number(sandbox) };
 }
 
 /** The versions of live accounts, without a lock (read before the accounts themselves). */
@@ -191,31 +221,40 @@ export async function removeUnused(
 export const CLAIM_MS = 40_000;
 
 /**
- * Claims one attempt of a delivery for `owner`: answers true, or how long another owner's live claim
- * still holds it (`heldMs`), or null when the store's delivery moved on (settled, or a later attempt).
+ * Claims one attempt of a delivery for `owner`, in a transaction of its own behind the schema guard:
+ * answers true, or how long another owner's live claim still holds it (`heldMs`), or null when the
+ * store's delivery moved on (settled, or a later attempt).
  */
 export async function claimAttempt(
-  db: SqlQueryable,
+  tx: OpenTransaction,
   deliveryId: string,
   owner: string,
   cycleAttempts: number,
+  known: number,
 ): Promise<true | { heldMs: number } | null> {
-  const claimed = await db.query<{ id: string }>(
-    `UPDATE paykit_deliveries SET lease_owner = $2, lease_until = now() + $4 * interval '1 millisecond'
-      WHERE id = $1 AND cycle_attempts = $3
-        AND (state = 'pending' OR (duplicate AND $3 > 0))
-        AND (lease_until IS NULL OR lease_until < now() OR lease_owner = $2)
-      RETURNING id`,
-    [deliveryId, owner, cycleAttempts, CLAIM_MS],
+  const guard = schemaGuard(known);
+  const results = await tx.batch(
+    [
+      ...guard,
+      {
+        text: `UPDATE paykit_deliveries SET lease_owner = $2, lease_until = now() + $4 * interval '1 millisecond'
+                WHERE id = $1 AND cycle_attempts = $3
+                  AND (state = 'pending' OR (duplicate AND $3 > 0))
+                  AND (lease_until IS NULL OR lease_until < now() OR lease_owner = $2)
+                RETURNING id`,
+        params: [deliveryId, owner, cycleAttempts, CLAIM_MS],
+      },
+      {
+        text: `SELECT (extract(epoch FROM lease_until - now()) * 1000)::float8 AS held_ms FROM paykit_deliveries
+                WHERE id = $1 AND state = 'pending' AND cycle_attempts = $2 AND lease_owner <> $3`,
+        params: [deliveryId, cycleAttempts, owner],
+      },
+    ],
+    { commit: true },
   );
-  if (claimed.rows.length > 0) return true;
-  const { rows } = await db.query<{ held_ms: number | null }>(
-    `SELECT (extract(epoch FROM lease_until - now()) * 1000)::float8 AS held_ms FROM paykit_deliveries
-      WHERE id = $1 AND state = 'pending' AND cycle_attempts = $2 AND lease_owner <> $3`,
-    [deliveryId, cycleAttempts, owner],
-  );
-  const held = rows[0]?.held_ms;
-  return held === undefined || held === null ? null : { heldMs: Math.max(0, held) };
+  if ((results[guard.length]?.rows.length ?? 0) > 0) return true;
+  const held = results[guard.length + 1]?.rows[0]?.held_ms;
+  return held === undefined || held === null ? null : { heldMs: Math.max(0, Number(held)) };
 }
 
 /**
@@ -230,12 +269,10 @@ export async function writeAttempt(
   accountId: string,
   deliveryId: string,
   dueMs: number | null,
+  known: number,
 ): Promise<{ before: number; after: number } | null> {
-  const locked = await tx.query<{ version: number }>(
-    "SELECT version::float8 AS version FROM paykit_accounts WHERE id = $1 AND removed_at IS NULL FOR UPDATE",
-    [accountId],
-  );
-  const before = locked.rows[0]?.version;
+  const locked = await lockAccounts(tx, [accountId], known);
+  const before = locked.accounts.get(accountId);
   if (before === undefined) return null;
   const { statements } = await sharedWrite(batch, [], null);
   statements.push(

@@ -25,7 +25,7 @@ export interface CliOptions {
   retention: number | undefined;
   /** `--data-dir` (PGlite) or `--store` (PostgreSQL); memory when absent. */
   store: { dataDir: string } | { url: string } | undefined;
-  /** `--peer-url`: this process's URL for the other processes on the same PostgreSQL store. */
+  /** `--peer-url`: accepted for older command lines (its host stays allowed); nothing else uses it now. */
   peerUrl: string | undefined;
   /** `--cache-records`: records idle accounts may hold in memory with a durable store. */
   cacheRecords: number | undefined;
@@ -72,9 +72,10 @@ Options of the server:
                           with --data-dir or --store (on the database's clock, deleted in batches)
   --data-dir <dir>        keep the state in <dir> (PGlite, embedded PostgreSQL): it survives restarts
   --store <postgres://…>  keep the state in PostgreSQL: a sandbox a team shares, across restarts and
-                          several mock processes (needs --admin-token; implies --shared): one leads,
-                          the others forward each request to it and take over when it stops
-  --peer-url <url>        with --store: this process's URL as the other mock processes reach it
+                          any number of mock processes, each serving every request as one transaction
+                          (needs --admin-token; implies --shared)
+  --peer-url <url>        not needed any more (no process forwards to another); accepted, so that the
+                          command lines of older versions keep working
   --cache-records <n>     with --data-dir or --store: accounts load on use, and those no request is using
                           hold at most n payins, payouts and deliveries in memory together (default
                           100000); past it the least recently used leave memory, kept in the store

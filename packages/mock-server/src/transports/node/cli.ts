@@ -68,9 +68,7 @@ async function main(argv: string[]): Promise<void> {
       `  webhook secret: ${account.webhookSecret}\n` +
       `State: ${served.store.kind === "memory" ? "in this process's memory (gone when it stops)" : served.store.description}` +
       (served.store.kind === "postgres"
-        ? served.store.role === "leader"
-          ? " (this process leads it)\n"
-          : " (another process leads it; this one forwards to it and takes over if it stops)\n"
+        ? " (shared: any number of mock processes may serve it, each request one transaction)\n"
         : "\n") +
       retentionLine(options.retention ?? (served.store.kind === "memory" ? undefined : DURABLE_RETENTION)) +
       (options.sharedSandbox

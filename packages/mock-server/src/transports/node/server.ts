@@ -11,7 +11,6 @@ import {
 } from "../../stores/open-store.js";
 import { openSharedStore } from "../../stores/shared-store.js";
 import { shownUrl } from "../../stores/sql/sql-client.js";
-import { clusterMember } from "./cluster.js";
 import { defaultWebhookSecret } from "./default-secret.js";
 import { listen } from "./listen.js";
 
@@ -48,9 +47,10 @@ export interface MockServerOptions extends CreateEngineOptions {
    */
   store?: MockStoreOption;
   /**
-   * With a PostgreSQL store: this process's URL as the other mock processes reach it (they forward
-   * requests to the one that leads). Needed when they run on other machines.
-   * @default the listening address
+   * A name other mock processes reached this one by, when one process led a PostgreSQL store and the
+   * others forwarded to it. Every process now serves on its own: only its host is still allowed (see
+   * `allowedHosts`), so that a command line of an older version keeps working.
+   * @deprecated not needed any more
    */
   peerUrl?: string;
   /**
@@ -82,15 +82,15 @@ export interface MockServer {
   /** The engine behind the server. */
   engine: MockEngine;
   /**
-   * Where the state is kept: `memory`, `embedded` (PGlite in a directory) or `postgres`; and whether
-   * this process leads the store (holds the state, runs the due work, sends the webhooks) or forwards
-   * every request to the process that does (`follower`, PostgreSQL only); `refused` once a newer
-   * `@paykit/mock-server` migrated the PostgreSQL store (every request is then answered 503).
+   * Where the state is kept: `memory`, `embedded` (PGlite in a directory) or `postgres`; and how this
+   * process serves it: `single` (the only process of its state), `shared` (one of any number of equal
+   * processes on a PostgreSQL store), `refused` once a newer `@paykit/mock-server` migrated that store
+   * (every request is then answered 503).
    */
   store: {
     kind: "memory" | "embedded" | "postgres";
     description: string;
-    readonly role: "leader" | "follower" | "refused";
+    readonly role: "single" | "shared" | "refused";
     /**
      * With a durable store, while this process holds the state: how many accounts it has read in on
      * use, and taken out of memory again, since it started (or took the lead). Zeros otherwise.
@@ -139,9 +139,7 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
   // checked here too: a store's process may build its engine only later, when it takes the lead
   retentionMs(engineOptions.retention);
   if (typeof storeOption === "object" && "url" in storeOption)
-    return process.env.PAYKIT_MOCK_CLUSTER === "leader"
-      ? serveCluster(storeOption.url, peerUrl, port, host, publicUrl, hosts, engineOptions, loading)
-      : serveShared(storeOption.url, port, host, publicUrl, hosts, engineOptions, loading);
+    return serveShared(storeOption.url, port, host, publicUrl, hosts, engineOptions, loading);
   // In memory, fixed keys give the same webhook secret at every start (a durable store keeps the one
   // it saved, rotations included).
   const fixed = engineOptions.defaultAccount;
@@ -177,11 +175,11 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
   return {
     store:
       store === null
-        ? { kind: "memory", description: "memory", role: "leader", accountLoads: NO_LOADS }
+        ? { kind: "memory", description: "memory", role: "single", accountLoads: NO_LOADS }
         : {
             kind: store.kind,
             description: store.description,
-            role: "leader",
+            role: "single",
             get accountLoads() {
               return store.accountLoads;
             },
@@ -248,7 +246,9 @@ async function serveShared(
     store: {
       kind: "postgres",
       description: `PostgreSQL at ${shownUrl(url)}`,
-      role: "leader",
+      get role() {
+        return store.refused ? "refused" : "shared";
+      },
       get accountLoads() {
         return store.accountLoads;
       },
@@ -259,65 +259,6 @@ async function serveShared(
     },
     control: engine.control,
     engine,
-    close,
-    [Symbol.asyncDispose]: close,
-  };
-}
-
-/** A mock process of the cluster on a PostgreSQL store (see cluster.ts). */
-async function serveCluster(
-  url: string,
-  peerUrl: string | undefined,
-  port: number,
-  host: string,
-  publicUrl: string | undefined,
-  hosts: HostAllowList,
-  engineOptions: CreateEngineOptions,
-  loading: StoreLoading,
-): Promise<MockServer> {
-  const adminToken = engineOptions.adminToken;
-  if (!adminToken)
-    throw new TypeError(
-      "a PostgreSQL store is a sandbox a team shares: it needs an adminToken (--admin-token) for the calls about every account",
-    );
-  const member = clusterMember({
-    url,
-    engine: { ...engineOptions, sharedSandbox: engineOptions.sharedSandbox ?? true },
-    loading,
-    adminToken,
-    ...(engineOptions.onError === undefined ? {} : { onError: engineOptions.onError }),
-  });
-  const served = await listen(member, port, host, publicUrl, hosts);
-  try {
-    await member.join(peerUrl ?? served.url);
-  } catch (error) {
-    await served.close();
-    await member.shutdown();
-    throw error;
-  }
-  const close = async () => {
-    await served.close();
-    await member.shutdown();
-  };
-  return {
-    store: {
-      kind: "postgres",
-      description: `PostgreSQL at ${shownUrl(url)}`,
-      get role() {
-        return member.role === "follower" || member.role === "refused" ? member.role : "leader";
-      },
-      get accountLoads() {
-        return member.accountLoads;
-      },
-    },
-    url: served.url,
-    get account() {
-      return member.account;
-    },
-    get control() {
-      return member.control;
-    },
-    engine: member,
     close,
     [Symbol.asyncDispose]: close,
   };
