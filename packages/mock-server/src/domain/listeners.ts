@@ -116,8 +116,18 @@ interface Listener {
   wake: (() => void) | null;
 }
 
+/** Told when an account's listener polls and when it leaves: a store several processes serve records it. */
+export interface ListenObserver {
+  /** A poll of the account's listener began (it attached, or it is still there). */
+  polled(accountId: string): void;
+  /** The account has no listener here any more. */
+  left(accountId: string): void;
+}
+
 /** The listeners attached to the accounts of one engine. */
 export class Listeners {
+  /** Told of polls and departures (a shared store). @default null */
+  observer: ListenObserver | null = null;
   readonly #byAccount = new Map<string, Listener>();
   readonly #retired = new Map<string, string[]>();
   #seq = 0;
@@ -211,6 +221,7 @@ export class Listeners {
     const self = listener;
     self.polling += 1;
     self.seenAt = this.now();
+    this.observer?.polled(accountId);
     if (lapsed) this.onAttach(accountId);
     try {
       const waitMs = Math.min(params.waitMs ?? MAX_LISTEN_WAIT_MS, MAX_LISTEN_WAIT_MS);
@@ -254,6 +265,7 @@ export class Listeners {
     const listener = this.#byAccount.get(accountId);
     if (listener === undefined) return;
     this.#byAccount.delete(accountId);
+    this.observer?.left(accountId);
     for (const offer of listener.offers.splice(0)) offer.settle({ statusCode: null, error });
     listener.wake?.();
   }

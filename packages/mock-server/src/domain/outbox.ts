@@ -70,6 +70,10 @@ interface DeliveryState {
   heldOutOfOrder: boolean;
   /** When the delivery was queued, on its account's clock. */
   createdAt: number;
+  /** Out of the log while its attempt was in flight: when that attempt's retry falls due. */
+  detachedRetryAt?: number;
+  /** The store gave this process the attempt under way (a claim): its outcome is to be written. */
+  claimed?: boolean;
 }
 
 /** What a durable store asks of the outbox: to hear of every change, and to send only what is saved. */
@@ -121,6 +125,8 @@ const OUT_OF_ORDER_HOLD_MS = 50;
 export class Outbox {
   readonly #deliveries: DeliveryState[] = [];
   readonly #byId = new Map<string, DeliveryState>();
+  /** Deliveries that left the log with an attempt in flight, until the store wrote its outcome. */
+  readonly #detached = new Map<string, DeliveryState>();
   // Each account's deliveries in id order: a page of the log is found by binary search, not a scan.
   readonly #byAccount = new Map<string, DeliveryState[]>();
   /** Deliveries by the payin or payout they report: what the retention limit drops with a record. */
@@ -256,7 +262,25 @@ export class Outbox {
 
   /** The account a delivery belongs to, or `null` when there is no such delivery. */
   accountOf(id: string): string | null {
-    return this.#byId.get(id)?.entry.accountId ?? null;
+    return (this.#byId.get(id) ?? this.#detached.get(id))?.entry.accountId ?? null;
+  }
+
+  /**
+   * Lets go of a delivery that left the log while its attempt was in flight, once the store wrote
+   * that attempt's outcome (see `#drop`).
+   */
+  letGo(id: string): void {
+    this.#detached.delete(id);
+  }
+
+  /** Whether the log holds a delivery (one that left it with an attempt in flight does not count). */
+  inLog(id: string): boolean {
+    return this.#byId.has(id);
+  }
+
+  /** Whether a delivery's attempt in flight belongs to a copy that left the log (see {@link letGo}). */
+  isDetached(id: string): boolean {
+    return this.#detached.has(id);
   }
 
   /** Sends a delivery again now, with a fresh cycle of retries; resolves after the attempt. */
@@ -287,7 +311,8 @@ export class Outbox {
 
   /** A delivery as a durable store saves it; undefined when it is gone (its account was reset). */
   saved(id: string): SavedDelivery | undefined {
-    const d = this.#byId.get(id);
+    // an attempt of a copy that left the log, until its outcome is written: newer than the copy read again
+    const d = this.#detached.get(id) ?? this.#byId.get(id);
     if (d === undefined) return undefined;
     return {
       ...copy(d.entry),
@@ -295,7 +320,7 @@ export class Outbox {
       duplicate: d.duplicate,
       trace: d.trace,
       cycleAttempts: d.cycleAttempts,
-      retryAt: d.retry === null || d.retry.cancelled ? null : d.retry.at,
+      retryAt: d.retry === null || d.retry.cancelled ? (d.detachedRetryAt ?? null) : d.retry.at,
       createdAt: d.createdAt,
     };
   }
@@ -410,6 +435,10 @@ export class Outbox {
         continue;
       }
       if (d.retry) d.retry.cancelled = true;
+      // A store several processes serve drops an account another process wrote, to read it again; an
+      // attempt in flight (its claim held by this process) still has its outcome to write: the store
+      // reads it from here, then lets it go.
+      if (d.claimed === true) this.#detached.set(d.entry.id, d);
       this.#byId.delete(d.entry.id);
       this.#byResource.delete(d.entry.resourceId);
       touched.add(d.entry.accountId);
@@ -559,6 +588,7 @@ export class Outbox {
     try {
       if (this.hooks?.claim !== undefined) {
         const claim = await this.hooks.claim(d.entry.id, d.cycleAttempts).catch(() => null);
+        d.claimed = claim?.claimed === true;
         if (claim === null || !claim.claimed) {
           // another process sends this attempt; if it is gone when its claim runs out, this one does
           const retryAt = claim === null ? this.timeOf(d.entry.accountId).now() + 1_000 : claim.retryAt;
@@ -598,6 +628,7 @@ export class Outbox {
     d.entry.attempts.push({ at, statusCode: statusCode === 0 ? null : statusCode, error });
     d.cycleAttempts += 1;
     this.hooks?.changed(d.entry.id);
+    d.claimed = false;
     if (ok) {
       d.entry.state = "delivered";
     } else if (d.entry.state !== "delivered") {
@@ -606,6 +637,8 @@ export class Outbox {
       } else if (!this.#closed && this.#byId.get(d.entry.id) === d) {
         const delay = WEBHOOK_RETRY_DELAYS_MS[d.cycleAttempts - 1] ?? 0;
         this.#scheduleRetry(d, this.timeOf(d.entry.accountId).now() + delay);
+      } else if (this.#detached.get(d.entry.id) === d) {
+        d.detachedRetryAt = Date.now() + (WEBHOOK_RETRY_DELAYS_MS[d.cycleAttempts - 1] ?? 0);
       }
     }
     return ok;

@@ -9,6 +9,11 @@ export interface StatePersistence {
   /** Called once with the engine's new state: fills it from the store and starts saving its changes. */
   attach(state: MockState): void;
   /**
+   * Each request holds its accounts' locks until its transaction ends (a store several processes
+   * serve): a request's waits (a latency fault) come after it, so that no lock is held through them.
+   */
+  readonly locksAccounts?: boolean;
+  /**
    * Resolves once every change made so far is saved; the engine answers a request only then, so a
    * `201` is never lost by a crash. Rejects when the store failed to save them (with the 503 of
    * `changesNotStored` once the store says what happened to them).

@@ -125,7 +125,7 @@ export function adoptSavedRecords(
     account.payoutStatusCounts.set(payout.status, (account.payoutStatusCounts.get(payout.status) ?? 0) + 1);
     scheduleAdvance(state, account, payout);
   }
-  const deliveries = saved.deliveries.filter((d) => state.outbox.accountOf(d.id) === null);
+  const deliveries = saved.deliveries.filter((d) => !state.outbox.inLog(d.id));
   state.outbox.restore(deliveries, (accountId) => state.signingSecretsOf(accountId));
   return added + deliveries.length;
 }

@@ -153,12 +153,19 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
         );
       }
     }
+    let response: EngineResponse;
     try {
       const work = () => answerSaved(req, persistence, hold);
-      return await (hold.run === undefined ? work() : hold.run(work));
+      response = await (hold.run === undefined ? work() : hold.run(work));
     } finally {
       hold.release();
     }
+    const delayMs = response.delayMs;
+    if (delayMs !== undefined) {
+      delete response.delayMs;
+      await sleep(delayMs);
+    }
+    return response;
   }
 
   /** The answer to a store's failure: its own error when it says what happened, else 503 with `message`. */
@@ -227,12 +234,15 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
       }
       if (req.body !== null && bodyBytes(req.body) > MAX_BODY_BYTES) throw tooLarge();
       let drop = false;
+      let delayMs = 0;
       if (!req.path.startsWith("/_mock/")) {
         const fault = state.faults.take(req.method, req.path, () =>
           state.authenticator.accountIdOf(req.header("authorization")),
         );
         if (fault) {
-          if (fault.latencyMs > 0) await sleep(fault.latencyMs);
+          // with a store that locks per request, the wait comes after its transaction (see delayMs)
+          if (fault.latencyMs > 0 && persistence?.locksAccounts) delayMs = fault.latencyMs;
+          else if (fault.latencyMs > 0) await sleep(fault.latencyMs);
           if (fault.error) throw fault.error;
           drop = fault.drop;
         }
@@ -258,6 +268,7 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
       const handled = route.handle(caller === undefined ? { req, params } : { req, params, caller });
       const response = handled instanceof Promise ? await handled : handled;
       if (drop) response.drop = true;
+      if (delayMs > 0) response.delayMs = delayMs;
       return response;
     } catch (error) {
       if (error instanceof ApiError) return withChallenge(req, errorResponse(error));

@@ -43,6 +43,11 @@ export interface EngineResponse {
   body: string | Uint8Array | null;
   /** A `dropResponse` fault matched: the transport cuts the connection instead of answering. */
   drop?: boolean;
+  /**
+   * Wait this long (a latency fault) before the answer leaves, after the request's transaction ended:
+   * a store that locks accounts per request must not hold their locks through the wait.
+   */
+  delayMs?: number;
 }
 
 const JSON_TYPE = "application/json; charset=utf-8";

@@ -16,6 +16,7 @@ import { isStorableText } from "@paykit/contract";
 import type { Account } from "../domain/accounts.js";
 import { ChangeSet, ChangeTracker } from "../domain/changes.js";
 import { ApiError } from "../domain/errors.js";
+import { LISTENER_LEASE_MS } from "../domain/listeners.js";
 import { expireOnClock } from "../domain/payins.js";
 import {
   type AccountNeeds,
@@ -39,6 +40,8 @@ import {
 import {
   accountVersions,
   claimAttempt,
+  dropListener,
+  holdListener,
   isSandboxMoved,
   isSchemaMoved,
   lockAccounts,
@@ -112,6 +115,14 @@ interface Hold extends RequestHold {
   closed: boolean;
 }
 
+/**
+ * How long the database lets a transaction of this process sit between two statements before it ends
+ * the session: a process stopped mid-request (SIGSTOP) holds the other processes up for no longer.
+ * A request's own waits are short (a read of an account; latency faults wait after the commit).
+ */
+const IDLE_IN_TRANSACTION_MS = 3_000;
+/** How often the accounts whose listener polls this process are checked for another process's writes. */
+const WATCH_LISTENED_MS = 250;
 /** How long changes made outside a request wait for an account a request of this process holds. */
 const BUSY_RETRY_MS = 20;
 /** Advisory lock key under which the first process creates a new sandbox. */
@@ -119,6 +130,7 @@ const FIRST_START_LOCK = 0x7061796b; // "payk"
 
 /** A {@link StatePersistence} for a PostgreSQL sandbox every process serves (see the file's comment). */
 export class SharedStore implements StatePersistence {
+  readonly locksAccounts = true;
   readonly #db: SqlDatabase;
   readonly #readDb: SqlDatabase;
   readonly #reads: SqlStateStore;
@@ -212,6 +224,10 @@ export class SharedStore implements StatePersistence {
       changed: (id) => (this.#claimed.has(id) ? this.#saveAttemptSoon(id) : state.changes?.delivery(id)),
       saved: (id) => this.#deliverySaved(id),
       claim: (id, cycleAttempts) => this.#claim(id, cycleAttempts),
+    };
+    state.listeners.observer = {
+      polled: (accountId) => this.#listenerPolled(accountId),
+      left: (accountId) => this.#listenerLeft(accountId),
     };
     restoreStart(state, this.#start.saved);
     this.#sandboxVersion = this.#start.versions.sandbox;
@@ -474,10 +490,79 @@ export class SharedStore implements StatePersistence {
     return removed;
   }
 
+  /**
+   * An account's `paykit-mock listen` polls this process: its row says so (renewed well within the
+   * lease), so that only this process sends the account's attempts and hands them to the listener.
+   */
+  #listenerPolled(accountId: string): void {
+    // the poll waits (up to 25 s) for attempts: its request commits first, so that it holds no lock
+    const hold = this.#context.getStore();
+    if (hold !== undefined && !hold.closed) void hold.saved?.().catch(() => {});
+    if (this.#stopped || this.#refusal !== null) return;
+    const now = Date.now();
+    const renewed = this.#listened.get(accountId);
+    this.#listened.set(accountId, renewed ?? 0);
+    if (renewed !== undefined && now - renewed < LISTENER_LEASE_MS / 6) return;
+    this.#listened.set(accountId, now);
+    holdListener(this.#readDb, accountId, this.#owner, LISTENER_LEASE_MS).then(
+      // attempts another process could not send meanwhile are pending in the store: read them now
+      () => this.#watchListened(),
+      (error: unknown) => {
+        this.#listened.set(accountId, 0);
+        this.#report(error);
+      },
+    );
+  }
+
+  #listenerLeft(accountId: string): void {
+    this.#listened.delete(accountId);
+    if (this.#stopped) return;
+    dropListener(this.#readDb, accountId, this.#owner).catch((error: unknown) => this.#report(error));
+  }
+
+  /** Accounts whose listener polls this process, and when their row was last renewed (real ms). */
+  readonly #listened = new Map<string, number>();
+  #watchTimer: ReturnType<typeof setTimeout> | undefined;
+  #watching = false;
+
+  /**
+   * While listeners poll this process, their accounts are watched: an account another process wrote
+   * (a new delivery it could not send) is read again here, and its pending attempts go to the listener.
+   */
+  async #watchListened(): Promise<void> {
+    const state = this.#state;
+    if (state === null || this.#watching || this.#stopped || this.#refusal !== null) return;
+    clearTimeout(this.#watchTimer);
+    this.#watching = true;
+    try {
+      const ids = [...this.#listened.keys()].filter((id) => state.listeners.holds(id));
+      if (ids.length === 0) return;
+      const { accounts } = await accountVersions(this.#readDb, ids);
+      const moved = ids.filter((id) => {
+        const known = this.#versions.get(id);
+        return accounts.has(id) && (known === undefined || known.version !== accounts.get(id));
+      });
+      for (const id of moved) {
+        const hold = await this.prepare({ accountIds: [id] });
+        hold.release();
+        state.outbox.sendPendingNow(id);
+      }
+    } catch (error) {
+      this.#report(error);
+    } finally {
+      this.#watching = false;
+      if (!this.#stopped && this.#listened.size > 0) {
+        this.#watchTimer = setTimeout(() => void this.#watchListened(), WATCH_LISTENED_MS);
+        this.#watchTimer.unref?.();
+      }
+    }
+  }
+
   /** Stops: nothing more is saved (a change made after is never saved). */
   stop(): void {
     this.#stopped = true;
     this.#health.stop();
+    clearTimeout(this.#watchTimer);
     clearTimeout(this.#backgroundTimer);
     this.#loader?.stop();
     for (const waits of this.#deliveryWaits.values())
@@ -850,6 +935,9 @@ export class SharedStore implements StatePersistence {
     const accountOf = state.outbox.accountOf(deliveryId);
     const clockNow = () => (accountOf === null ? state.clock.now() : state.timeOf(accountOf).now());
     if (this.#refusal !== null) return { claimed: false, retryAt: null };
+    // an attempt of an older copy still in flight here (the account was read again meanwhile): its
+    // outcome is written first, and tells whether this attempt is still to make
+    if (this.#claimed.has(deliveryId)) return { claimed: false, retryAt: clockNow() + 1_000 };
     let claim: Awaited<ReturnType<typeof claimAttempt>>;
     try {
       const tx = await (this.#db.begin as NonNullable<SqlDatabase["begin"]>)();
@@ -886,6 +974,7 @@ export class SharedStore implements StatePersistence {
       .finally(() => {
         this.#claimed.delete(deliveryId);
         this.#attemptWrites.delete(deliveryId);
+        this.#state?.outbox.letGo(deliveryId);
       });
     this.#attemptWrites.set(deliveryId, writing);
   }
@@ -900,6 +989,8 @@ export class SharedStore implements StatePersistence {
     const due = batch.nextDue.find((n) => n.id === accountId)?.dueMs ?? null;
     batch.nextDue = [];
     const copy = state.accounts.get(accountId);
+    // the attempt of a copy read again meanwhile: the copy in memory does not hold its outcome
+    const detached = state.outbox.isDetached(deliveryId);
     const tx = await this.#db.begin();
     try {
       const versions = await writeAttempt(tx, batch, accountId, deliveryId, due, this.#known);
@@ -907,6 +998,7 @@ export class SharedStore implements StatePersistence {
       // this copy stays current only if it was (the attempt's outcome is all the write changed)
       const known = this.#versions.get(accountId);
       if (
+        !detached &&
         versions !== null &&
         known !== undefined &&
         known.account === copy &&
@@ -992,7 +1084,10 @@ export async function openSharedStore(
   engineOptions: EngineOptions,
   options: SharedStoreOptions = {},
 ): Promise<SharedStore> {
-  const db = await openPostgres(url, { max: options.connections ?? 16 });
+  const db = await openPostgres(url, {
+    max: options.connections ?? 16,
+    idleInTransactionMs: IDLE_IN_TRANSACTION_MS,
+  });
   const readDb = await openPostgres(url, { max: 4 });
   try {
     await migrate(db, options.migrations);

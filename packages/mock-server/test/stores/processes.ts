@@ -2,11 +2,12 @@
 // PostgreSQL database of their own, a webhook receiver that records what it gets, a load of payouts and
 // paid payins, and the check that nothing answered was lost.
 import type { ChildProcess } from "node:child_process";
-import { cpSync, existsSync, readdirSync } from "node:fs";
+import { cpSync, existsSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
+import { setTimeout as sleep } from "node:timers/promises";
 import { expect } from "vitest";
 import { spawnGroup } from "../../../../scripts/processes.mjs";
 import { sharedPgliteTemplate, sharedPostgresUrl } from "../../../../tests/support/services.js";
@@ -136,6 +137,8 @@ export function runLoad(options: {
   amountOf: (client: number) => number;
   webhookUrl: string;
   stopped: () => boolean;
+  /** Called with the URL of the process each time one of its answers arrives (any status). */
+  onAnswer?: (url: string) => void;
 }): { outcome: LoadOutcome; done: Promise<void> } {
   const outcome: LoadOutcome = {
     createdPayouts: new Set(),
@@ -155,6 +158,7 @@ export function runLoad(options: {
             payoutBody({ referenceId: options.referenceOf(n, i), amount: options.amountOf(n) }),
           ),
         });
+        options.onAnswer?.(url);
         if (payout.status === 201) outcome.createdPayouts.add(((await payout.json()) as { id: string }).id);
         else {
           if (payout.status === 503) outcome.unavailable += 1;
@@ -165,12 +169,14 @@ export function runLoad(options: {
           headers,
           body: JSON.stringify(pixPayin({ webhookUrl: options.webhookUrl })),
         });
+        options.onAnswer?.(url);
         if (payin.status !== 201) {
           await payin.arrayBuffer();
           continue;
         }
         const { id } = (await payin.json()) as { id: string };
         const paid = await fetch(`${url}/_mock/payins/${id}/pay`, { method: "POST", headers: ADMIN });
+        options.onAnswer?.(url);
         if (paid.status === 200) outcome.paidPayins.add(id);
         await paid.arrayBuffer();
         outcome.answered += 1;
@@ -183,15 +189,17 @@ export function runLoad(options: {
 }
 
 /**
- * After a crash and a takeover or restart, through the mock at `url`: every payout and paid payin
- * answered is there, each referenceId once, the balance is what the payins credit and the payouts
- * debit, and every event reaches the receiver, with one webhook-id per payin and status.
+ * After a crash, through a mock at `url` (one that went on, or one started again): every payout and
+ * paid payin answered is there, each referenceId once, the balance is what the payins credit and the
+ * payouts debit, and every event reaches the receiver, with one webhook-id per payin and status.
  */
 export async function expectNothingLost(
   url: string,
   keys: { publicKey: string; secretKey: string },
   outcome: LoadOutcome,
   received: Received[],
+  /** How long the events may take to arrive (a delivery claimed by a killed process waits out its claim). */
+  eventsTimeoutMs = 20_000,
 ): Promise<void> {
   const headers = { authorization: basic(keys) };
   const listed: { id: string; amount: number; referenceId: string }[] = [];
@@ -225,7 +233,7 @@ export async function expectNothingLost(
   await fetch(`${url}/_mock/webhooks/flush`, { method: "POST", headers: ADMIN });
   await expect
     .poll(() => new Set(received.filter((r) => r.status === "APPROVED").map((r) => r.id)).size, {
-      timeout: 20_000,
+      timeout: eventsTimeoutMs,
     })
     .toBe(approved.size);
   const idsPerEvent = new Map<string, Set<string>>();
@@ -234,4 +242,110 @@ export async function expectNothingLost(
     idsPerEvent.set(key, (idsPerEvent.get(key) ?? new Set()).add(r.webhookId));
   }
   for (const [event, webhookIds] of idsPerEvent) expect(webhookIds.size, event).toBe(1);
+}
+
+/**
+ * The longest time within `[from, to]` without an answer: between two of the answers `at` (times in
+ * ms, any order), or between an edge of the window and the answer nearest it.
+ */
+export function longestGap(at: readonly number[], from: number, to: number): number {
+  const inside = at.filter((t) => t >= from && t <= to).sort((a, b) => a - b);
+  let longest = 0;
+  let last = from;
+  for (const t of [...inside, to]) {
+    longest = Math.max(longest, t - last);
+    last = t;
+  }
+  return longest;
+}
+
+/**
+ * Runs `paykit-mock` with `args` (and the admin token) to its exit, for a start that must fail:
+ * answers its exit code and what it wrote; killed with the others by {@link killAll} if it hangs.
+ */
+export async function runMockToExit(
+  args: string[],
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawnGroup(
+    process.execPath,
+    [await mockCli(), "--port", "0", "--admin-token", ADMIN_TOKEN, ...args],
+    {
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
+  children.push(child);
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr?.on("data", (chunk) => {
+    stderr += chunk;
+  });
+  const code = await new Promise<number | null>((resolve) => child.once("close", (exit) => resolve(exit)));
+  return { code, stdout, stderr };
+}
+
+/**
+ * Holds a mock process in SIGSTOP at a moment one of its PostgreSQL sessions has a transaction open
+ * (a request of it locked its accounts and the database waits for its next statement): the worst
+ * moment for a process to hang, as the rows it locked stay locked. Stops it and looks; while none is
+ * open, lets it run a few milliseconds and tries again. Answers how many tries it took; the caller
+ * sends SIGCONT.
+ */
+export async function stopMidTransaction(
+  pid: number,
+  databaseUrl: string,
+  timeoutMs = 30_000,
+): Promise<number> {
+  const db = await openPostgres(databaseUrl, { max: 1 });
+  try {
+    const deadline = Date.now() + timeoutMs;
+    for (let tries = 1; ; tries++) {
+      process.kill(pid, "SIGSTOP");
+      try {
+        const { rows } = await db.query<{ open: number }>(
+          `SELECT count(*)::int AS open FROM pg_stat_activity
+            WHERE client_port = ANY($1::int[]) AND state = 'idle in transaction'`,
+          [localPorts(pid)],
+        );
+        if ((rows[0]?.open ?? 0) > 0) return tries;
+      } catch (error) {
+        process.kill(pid, "SIGCONT");
+        throw error;
+      }
+      process.kill(pid, "SIGCONT");
+      if (Date.now() > deadline) throw new Error(`process ${pid} had no transaction open in ${tries} tries`);
+      await sleep(5 + Math.random() * 20);
+    }
+  } finally {
+    await db.close();
+  }
+}
+
+/** The local ports of a process's TCP sockets (its ends of its database connections among them). */
+function localPorts(pid: number): number[] {
+  const inodes = new Set<string>();
+  for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+    try {
+      const socket = /^socket:\[(\d+)\]$/.exec(readlinkSync(`/proc/${pid}/fd/${fd}`));
+      if (socket?.[1] !== undefined) inodes.add(socket[1]);
+    } catch {
+      // closed meanwhile
+    }
+  }
+  const ports: number[] = [];
+  for (const table of ["tcp", "tcp6"]) {
+    const lines = existsSync(`/proc/${pid}/net/${table}`)
+      ? readFileSync(`/proc/${pid}/net/${table}`, "utf8").split("\n").slice(1)
+      : [];
+    for (const line of lines) {
+      // sl local_address rem_address st tx_queue:rx_queue tr:when retrnsmt uid timeout inode
+      const fields = line.trim().split(/\s+/);
+      const port = fields[1]?.split(":")[1];
+      if (fields[9] !== undefined && inodes.has(fields[9]) && port !== undefined)
+        ports.push(Number.parseInt(port, 16));
+    }
+  }
+  return ports;
 }

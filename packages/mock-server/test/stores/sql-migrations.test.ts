@@ -57,6 +57,7 @@ describe.each(Object.keys(ENGINES))("schema migrations on %s", (engine) => {
         "paykit_delivery_attempts",
         "paykit_faults",
         "paykit_ledger",
+        "paykit_listeners",
         "paykit_payins",
         "paykit_payouts",
         "paykit_sandbox",

@@ -204,6 +204,13 @@ UPDATE paykit_accounts a SET next_due_ms = 0
     sql: `
 ALTER TABLE paykit_accounts ADD COLUMN version BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE paykit_sandbox ADD COLUMN version BIGINT NOT NULL DEFAULT 0;
+-- Which process an account's \`paykit-mock listen\` polls, until when: only that process sends the
+-- account's webhook attempts meanwhile (it hands them to the listener).
+CREATE TABLE IF NOT EXISTS paykit_listeners (
+  account_id TEXT PRIMARY KEY,
+  owner TEXT NOT NULL,
+  until TIMESTAMPTZ NOT NULL
+);
 -- The answers a leader kept for the requests a follower relayed: no process relays any more.
 DROP TABLE IF EXISTS paykit_forwarded;
 -- Refuses a write from inside a statement: a request's statements go with its COMMIT in one round

@@ -241,12 +241,19 @@ export async function claimAttempt(
                 WHERE id = $1 AND cycle_attempts = $3
                   AND (state = 'pending' OR (duplicate AND $3 > 0))
                   AND (lease_until IS NULL OR lease_until < now() OR lease_owner = $2)
+                  -- a listener that polls another process takes the account's attempts through it
+                  AND NOT EXISTS (SELECT 1 FROM paykit_listeners l WHERE l.account_id = paykit_deliveries.account_id
+                                     AND l.owner <> $2 AND l.until > now())
                 RETURNING id`,
         params: [deliveryId, owner, cycleAttempts, CLAIM_MS],
       },
       {
-        text: `SELECT (extract(epoch FROM lease_until - now()) * 1000)::float8 AS held_ms FROM paykit_deliveries
-                WHERE id = $1 AND state = 'pending' AND cycle_attempts = $2 AND lease_owner <> $3`,
+        text: `SELECT greatest(
+                  (SELECT extract(epoch FROM d.lease_until - now()) * 1000 WHERE d.lease_owner <> $3),
+                  (SELECT extract(epoch FROM l.until - now()) * 1000 FROM paykit_listeners l
+                    WHERE l.account_id = d.account_id AND l.owner <> $3 AND l.until > now()))::float8 AS held_ms
+                 FROM paykit_deliveries d
+                WHERE d.id = $1 AND (d.state = 'pending' OR (d.duplicate AND $2 > 0)) AND d.cycle_attempts = $2`,
         params: [deliveryId, cycleAttempts, owner],
       },
     ],
@@ -255,6 +262,25 @@ export async function claimAttempt(
   if ((results[guard.length]?.rows.length ?? 0) > 0) return true;
   const held = results[guard.length + 1]?.rows[0]?.held_ms;
   return held === undefined || held === null ? null : { heldMs: Math.max(0, Number(held)) };
+}
+
+/** Records that `owner` serves an account's listener until `leaseMs` from now (the database's clock). */
+export async function holdListener(
+  db: SqlQueryable,
+  accountId: string,
+  owner: string,
+  leaseMs: number,
+): Promise<void> {
+  await db.query(
+    `INSERT INTO paykit_listeners (account_id, owner, until) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
+     ON CONFLICT (account_id) DO UPDATE SET owner = EXCLUDED.owner, until = EXCLUDED.until`,
+    [accountId, owner, leaseMs],
+  );
+}
+
+/** Forgets `owner`'s listener of an account (one another process holds now stays). */
+export async function dropListener(db: SqlQueryable, accountId: string, owner: string): Promise<void> {
+  await db.query("DELETE FROM paykit_listeners WHERE account_id = $1 AND owner = $2", [accountId, owner]);
 }
 
 /**

@@ -87,6 +87,8 @@ interface PgQueryable {
 }
 
 const statementNames = new Map<string, string>();
+/** Clients whose errors are listened to (a client is reused by many transactions). */
+const watched = new WeakSet<object>();
 /** A prepared statement's name for a query text: the same text, the same name, on every connection. */
 function statementName(text: string): string {
   let name = statementNames.get(text);
@@ -98,11 +100,13 @@ function statementName(text: string): string {
 }
 interface PgClient extends PgQueryable {
   release(error?: Error | boolean): void;
+  on(event: "error", listener: (error: Error) => void): unknown;
 }
 interface PgPool extends PgQueryable {
   connect(): Promise<PgClient>;
   end(): Promise<void>;
   on(event: "error", listener: (error: Error) => void): unknown;
+  on(event: "connect", listener: (client: PgClient) => void): unknown;
 }
 interface PgSessionClient extends PgQueryable {
   connect(): Promise<void>;
@@ -116,13 +120,24 @@ interface PgModule {
 }
 
 /** A PostgreSQL database at `url` (`postgres://user@host:port/db`), through a node-postgres pool. */
-export async function openPostgres(url: string, options: { max?: number } = {}): Promise<SqlDatabase> {
+export async function openPostgres(
+  url: string,
+  options: { max?: number; idleInTransactionMs?: number } = {},
+): Promise<SqlDatabase> {
   const pg = await importDriver<PgModule>("pg", "--store postgres://…");
   const Pool = pg.Pool ?? pg.default?.Pool;
   if (!Pool) throw new SqlDriverMissingError("the pg package has no Pool export");
   const pool = new Pool({ connectionString: url, max: options.max ?? 10 });
   // An idle connection that the server closes (a restart, a failover) must not crash the mock.
   pool.on("error", () => {});
+  if (options.idleInTransactionMs !== undefined) {
+    // A process stopped (SIGSTOP, a debugger) with a transaction open would hold its row locks, and
+    // with them every other process, for as long as it stays stopped: the server ends such a session.
+    const limit = Math.floor(options.idleInTransactionMs);
+    pool.on("connect", (client) => {
+      client.query(`SET idle_in_transaction_session_timeout = ${limit}`).catch(() => {});
+    });
+  }
   return {
     engine: "postgres",
     query: (text, params) => pool.query(text, params as unknown[]),
@@ -151,6 +166,12 @@ export async function openPostgres(url: string, options: { max?: number } = {}):
     },
     async begin() {
       const client = await pool.connect();
+      // A session the server ends while this transaction waits between two round trips (its idle
+      // limit, a restart) is reported on the client: the next statement fails, and the client goes.
+      if (!watched.has(client)) {
+        watched.add(client);
+        client.on("error", () => {});
+      }
       // BEGIN goes with the transaction's first statement: one round trip less per request
       let begun = false;
       let ended = false;
