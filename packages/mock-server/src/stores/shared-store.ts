@@ -120,7 +120,7 @@ interface Hold extends RequestHold {
  * the session: a process stopped mid-request (SIGSTOP) holds the other processes up for no longer.
  * A request's own waits are short (a read of an account; latency faults wait after the commit).
  */
-const IDLE_IN_TRANSACTION_MS = 3_000;
+const IDLE_IN_TRANSACTION_MS = 2_000;
 /** How often the accounts whose listener polls this process are checked for another process's writes. */
 const WATCH_LISTENED_MS = 250;
 /** How long changes made outside a request wait for an account a request of this process holds. */
@@ -831,12 +831,17 @@ export class SharedStore implements StatePersistence {
       const changes = this.#background.take();
       const deliveryAccount = (id: string) => state.outbox.accountOf(id);
       const parts = changes.byAccount(deliveryAccount);
-      const later = new ChangeSet();
+      // The copies these changes were made on: one read again while this save waits (a request's
+      // refresh) holds the work they derive from, and their objects are no longer the account's (a
+      // payout of the old copy would be taken for one deleted). Such changes go.
+      const copies = new Map([...parts.keys()].map((id) => [id, state.accounts.get(id)]));
+      const replaced = (id: string) => state.accounts.get(id) !== copies.get(id);
+      const later = new Map<string, ChangeSet>();
       const ids: string[] = [];
       const holders: string[] = [];
       for (const [id, part] of parts) {
         if (this.#heldOpen(id) || this.#writing.has(id)) {
-          later.merge(part);
+          later.set(id, part);
           retry = true;
           // an event waiting for this save while a request here holds its account, and may wait for
           // the event (a flush): the request commits now, and takes the event with it (once the
@@ -855,10 +860,11 @@ export class SharedStore implements StatePersistence {
           const part = parts.get(id) as ChangeSet;
           const version = locked.accounts.get(id);
           const known = this.#versions.get(id);
-          if (version === undefined) {
+          if (replaced(id)) this.#discard(part);
+          else if (version === undefined) {
             if (present.has(id)) {
               // another process holds it now: again shortly
-              later.merge(part);
+              later.set(id, part);
               retry = true;
             } else if (this.#isNew(id)) {
               own.merge(part);
@@ -890,7 +896,12 @@ export class SharedStore implements StatePersistence {
         this.#drop(writing);
         this.#report(error);
       }
-      if (!later.empty) this.#background.add(later, { quiet: true });
+      const back = new ChangeSet();
+      for (const [id, part] of later) {
+        if (replaced(id)) this.#discard(part);
+        else back.merge(part);
+      }
+      if (!back.empty) this.#background.add(back, { quiet: true });
       for (const id of holders) this.#commitHoldersSoon(id);
     } finally {
       this.#backgroundRunning = false;
@@ -899,6 +910,11 @@ export class SharedStore implements StatePersistence {
         this.#saveBackgroundSoon(0);
       } else if (retry) this.#saveBackgroundSoon(BUSY_RETRY_MS);
     }
+  }
+
+  /** Forgets changes made on a copy that was read again: the events among them are never sent. */
+  #discard(part: ChangeSet): void {
+    for (const id of part.deliveries) this.#settleDelivery(id, unavailable("its change was not saved"));
   }
 
   /** Reads in, under their locks, the accounts whose work fell due; each is saved again with its due time. */
