@@ -1,6 +1,5 @@
-// CPU per POST /payin of one process on PostgreSQL, in the mock and in the server (branch probe, after
-// `pnpm build`): `node bench/shared-request-cost.mjs` for the stateless store,
-// `PAYKIT_MOCK_CLUSTER=leader node bench/shared-request-cost.mjs` for the leader design.
+// CPU per POST /payin of one process on PostgreSQL, in the mock and in the server (after `pnpm build`):
+// `node bench/shared-request-cost.mjs`.
 
 import { readdirSync, readFileSync } from "node:fs";
 import autocannon from "autocannon";

@@ -1,15 +1,10 @@
 // The two disruptions bench/shared-sandbox.mjs measures while clients keep sending requests: kill -9 of
-// the process that leads the store, and a reset of the big account over the control API.
+// one of the processes serving the store, and a reset of the big account over the control API.
 import { killGroup } from "../../../scripts/processes.mjs";
 import { ADMIN, percentile, rssMiB, runClients, sleep } from "./shared-sandbox-processes.mjs";
 
 /** Clients per surviving process. */
 const CLIENTS = 8;
-
-async function leaderPid(db) {
-  const { rows } = await db.query("SELECT value->>'pid' AS pid FROM paykit_sandbox WHERE key = 'leader'");
-  return Number(rows[0]?.pid);
-}
 
 /**
  * The longest time with no successful answer among `log`'s entries, from `from` to `to` (ms), counting
@@ -36,17 +31,16 @@ const statuses = (entries) => {
 };
 
 /**
- * kill -9 of `leader` while `followers` serve POST /payin (unique referenceIds) to {@link CLIENTS}
- * clients each. Waits until every follower has answered a request sent after the kill (or the
- * deadline), then one second more. Answers the followers, and the figures: the longest stretch with no
- * answer from them after the kill, and the one before it for reference.
+ * kill -9 of `victim` while `survivors` serve POST /payin (unique referenceIds) to {@link CLIENTS}
+ * clients each (every process is equal: none takes over anything). Waits until every survivor has
+ * answered a request sent after the kill (or the deadline), then one second more. Answers the figures:
+ * the longest stretch with no answer from the survivors after the kill, and the one before it for
+ * reference.
  */
-export async function killLeader({ db, size, leader, followers, headers, payinBody, deadlineMs }) {
-  if ((await leaderPid(db)) !== leader.pid)
-    throw new Error("the first process started does not lead the store");
+export async function killOne({ size, victim, survivors, headers, payinBody, deadlineMs }) {
   let stopped = false;
   const load = runClients(
-    followers.map((f) => f.url),
+    survivors.map((f) => f.url),
     CLIENTS,
     (url, client, n) =>
       fetch(`${url}/payin`, {
@@ -62,36 +56,21 @@ export async function killLeader({ db, size, leader, followers, headers, payinBo
     await sleep(50);
   }
   const killedAt = performance.now();
-  killGroup(leader.child, "SIGKILL");
-  let takeoverMs = null;
-  let newLeader = null;
+  killGroup(victim.child, "SIGKILL");
   const served = () =>
-    followers.every((f) => load.log.some((r) => r.url === f.url && r.status === 201 && r.start > killedAt));
-  while (!served() && performance.now() - killedAt < deadlineMs) {
-    if (takeoverMs === null) {
-      const pid = await leaderPid(db).catch(() => Number.NaN);
-      newLeader = followers.find((f) => f.pid === pid) ?? null;
-      if (newLeader !== null) takeoverMs = performance.now() - killedAt;
-    }
-    await sleep(50);
-  }
+    survivors.every((f) => load.log.some((r) => r.url === f.url && r.status === 201 && r.start > killedAt));
+  while (!served() && performance.now() - killedAt < deadlineMs) await sleep(50);
   const recovered = served();
   await sleep(1_000);
   const end = performance.now();
   stopped = true;
   await load.done;
-  if (newLeader === null) {
-    const pid = await leaderPid(db).catch(() => Number.NaN);
-    newLeader = followers.find((f) => f.pid === pid) ?? null;
-  }
   const after = load.log.filter((r) => r.end > killedAt && r.start < end);
   return {
-    survivors: followers,
+    survivors,
     recovered,
     gapMs: longestGap(load.log, (s) => s === 201, killedAt, end),
     gapBeforeMs: longestGap(load.log, (s) => s === 201, warm + 500, killedAt),
-    takeoverMs,
-    newLeaderRss: newLeader === null ? null : rssMiB(newLeader.pid),
     failed: after.filter((r) => r.status !== 201).length,
     statuses: statuses(after),
     answered: after.length,

@@ -1,7 +1,7 @@
 // Throughput of the mock in each store mode, as a ratio to the in-memory mode measured in the same run
 // (bench, not a test; run after `pnpm build`): POST /payin on one process with its state in memory, in
 // PGlite (--data-dir) and in PostgreSQL (--store), and on three processes sharing one PostgreSQL (the
-// load spread over the three; the followers forward to the leader). Then GET /payout at 100,000 payouts
+// load spread over the three; each serves every request as its own transaction). Then GET /payout at 100,000 payouts
 // against 1,000 on PostgreSQL, and the memory the embedded mode takes per payin against memory mode.
 // PostgreSQL is Debian's, started on loopback with a temporary data directory (scripts/services.mjs).
 import { spawn } from "node:child_process";

@@ -297,7 +297,7 @@ export class SharedStore implements StatePersistence {
       else if (busy.size > 0) {
         await Promise.allSettled([...busy].map((g) => g.committed));
         continue;
-      } else group = this.#openGroup(ids);
+      } else group = this.#openGroup(ids, needs.bareAll === true || needs.all === true);
       const hold = this.#member(group);
       let release = () => {};
       try {
@@ -328,7 +328,7 @@ export class SharedStore implements StatePersistence {
   readonly #groups = new Map<string, Group>();
 
   /** Opens a group's transaction on `ids`: locks them and brings this process's copies up to date. */
-  #openGroup(ids: readonly string[]): Group {
+  #openGroup(ids: readonly string[], everyAccount: boolean): Group {
     const begin = (this.#db.begin as NonNullable<SqlDatabase["begin"]>).bind(this.#db);
     let settle = () => {};
     let decide: { resolve(): void; reject(error: unknown): void } = { resolve() {}, reject() {} };
@@ -353,7 +353,7 @@ export class SharedStore implements StatePersistence {
       try {
         const versions = await lockAccounts(tx, ids, this.#known);
         for (const id of versions.accounts.keys()) group.locked.add(id);
-        await this.#refresh(tx, ids, versions);
+        await this.#refresh(tx, ids, versions, everyAccount);
         if (group.phase === "opening") group.phase = "open";
         return { tx, versions };
       } catch (error) {
@@ -637,7 +637,12 @@ export class SharedStore implements StatePersistence {
    * another version (or of an account gone from the store) leaves memory, to be read again; a
    * sandbox that moved on is taken in.
    */
-  async #refresh(tx: OpenTransaction, ids: readonly string[], versions: Versions): Promise<void> {
+  async #refresh(
+    tx: OpenTransaction,
+    ids: readonly string[],
+    versions: Versions,
+    everyAccount = false,
+  ): Promise<void> {
     const state = this.#state as MockState;
     if (versions.sandbox !== this.#sandboxVersion) {
       const sandbox = await readSandbox(tx);
@@ -655,6 +660,13 @@ export class SharedStore implements StatePersistence {
       // not in the store and never saved: made by a request of this process, not committed yet
       if (version === undefined && known === undefined) continue;
       if (known === undefined || known.account !== copy || known.version !== version) stale.push(id);
+    }
+    // A call about every account (the account list) locked every live one: a copy of an account that
+    // another process removed (or a reset of everything hid) is not among them, and must not be listed.
+    if (everyAccount) {
+      const locked = new Set(ids);
+      for (const id of state.accounts.keys())
+        if (!locked.has(id) && this.#versions.has(id) && !this.#holding.has(id)) stale.push(id);
     }
     if (stale.length === 0) return;
     this.refreshes += stale.length;

@@ -1,0 +1,43 @@
+// What one process of a shared PostgreSQL sandbox holds in memory is a cache of the store: a copy of an
+// account that another process removed (here by a reset of the whole sandbox) must not be listed, nor
+// served, by the process that still holds it.
+import { afterEach, describe, expect, it } from "vitest";
+import { createMockServer, type MockServer } from "../../src/index.js";
+import { ADMIN_TOKEN, newDatabase } from "./processes.js";
+
+const servers: MockServer[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) await server.close();
+});
+
+async function twoProcesses(): Promise<[MockServer, MockServer]> {
+  const url = await newDatabase("copies");
+  const options = { adminToken: ADMIN_TOKEN, autoAdvance: false, store: { url } } as const;
+  const a = await createMockServer(options);
+  servers.push(a);
+  const b = await createMockServer(options);
+  servers.push(b);
+  return [a, b];
+}
+
+const listed = async (server: MockServer) => {
+  const ids: string[] = [];
+  for await (const account of server.control.listAll("accounts")) ids.push(account.accountId);
+  return ids;
+};
+
+describe("copies of accounts another process removed", () => {
+  it("are neither listed nor served once a reset on another process removed them", async () => {
+    const [a, b] = await twoProcesses();
+    const { accountId } = await b.control.createAccount({ balance: 1_000 });
+    // a reads the account in: its copy stays in memory
+    expect((await a.control.accountClock(accountId)).now).toEqual(expect.any(String));
+    expect(await listed(a)).toContain(accountId);
+
+    await b.control.reset();
+
+    expect(await listed(a)).not.toContain(accountId);
+    await expect(a.control.accountClock(accountId)).rejects.toMatchObject({ status: 404 });
+    expect(await listed(b)).toEqual(await listed(a));
+  });
+});
