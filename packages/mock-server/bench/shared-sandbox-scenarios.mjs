@@ -1,7 +1,7 @@
 // The two disruptions bench/shared-sandbox.mjs measures while clients keep sending requests: kill -9 of
 // one of the processes serving the store, and a reset of the big account over the control API.
 import { killGroup } from "../../../scripts/processes.mjs";
-import { ADMIN, percentile, rssMiB, runClients, sleep } from "./shared-sandbox-processes.mjs";
+import { ADMIN, percentile, runClients, sleep } from "./shared-sandbox-processes.mjs";
 
 /** Clients per surviving process. */
 const CLIENTS = 8;
