@@ -394,25 +394,25 @@ describe("the README's npm path, from the installed tarballs", () => {
     const { startPostgres } = await import("../../scripts/services.mjs");
     const postgres = await startPostgres();
     const args = ["--admin-token", "team-admin-token", "--store", postgres.url];
-    const leader = await startInstalledMock(args);
-    const follower = await startInstalledMock(args);
+    const first = await startInstalledMock(args);
+    const second = await startInstalledMock(args);
     try {
-      expect(leader.out).toContain("(this process leads it)");
-      expect(follower.out).toContain("(another process leads it;");
-      expect(follower.publicKey).toBe(leader.publicKey);
+      // equal processes: each says the store is shared, neither leads nor forwards
+      for (const mock of [first, second]) expect(mock.out).toContain("(shared: any number of mock processes");
+      expect(second.publicKey).toBe(first.publicKey);
       const script = `
         const { createHttpControl } = await import("@paykit/mock-server");
         const { Paykit } = await import("@paykit/node");
-        const keys = await createHttpControl({ url: ${JSON.stringify(follower.url)} }).createAccount({ balance: 50_000 });
-        const viaFollower = new Paykit({ publicKey: keys.publicKey, secretKey: keys.secretKey, baseUrl: ${JSON.stringify(follower.url)} });
-        const viaLeader = new Paykit({ publicKey: keys.publicKey, secretKey: keys.secretKey, baseUrl: ${JSON.stringify(leader.url)} });
-        const payout = await viaFollower.payouts.create({ amount: 1_000, pixKey: "payouts@example.com", pixKeyType: "EMAIL", referenceId: "team-run-1" });
-        const page = await viaLeader.payouts.list({ referenceId: "team-run-1" });
+        const keys = await createHttpControl({ url: ${JSON.stringify(second.url)} }).createAccount({ balance: 50_000 });
+        const viaSecond = new Paykit({ publicKey: keys.publicKey, secretKey: keys.secretKey, baseUrl: ${JSON.stringify(second.url)} });
+        const viaFirst = new Paykit({ publicKey: keys.publicKey, secretKey: keys.secretKey, baseUrl: ${JSON.stringify(first.url)} });
+        const payout = await viaSecond.payouts.create({ amount: 1_000, pixKey: "payouts@example.com", pixKeyType: "EMAIL", referenceId: "team-run-1" });
+        const page = await viaFirst.payouts.list({ referenceId: "team-run-1" });
         console.log(page.data[0].id === payout.id, page.meta.total);`;
       expect(run(["--input-type=module", "-e", script]).trim()).toBe("true 1");
     } finally {
-      await follower.stop();
-      await leader.stop();
+      await second.stop();
+      await first.stop();
       await postgres.stop();
     }
   });

@@ -147,7 +147,8 @@ export class Outbox {
     private readonly timeOf: (accountId: string) => AccountTime,
     private readonly ids: UlidFactory,
     private readonly fetcher: () => WebhookFetch,
-    private readonly timeoutMs: number = WEBHOOK_TIMEOUT_MS,
+    /** How long an attempt waits for the receiver (and a store's claim on it lasts a little longer). */
+    readonly timeoutMs: number = WEBHOOK_TIMEOUT_MS,
     private readonly slots: DeliverySlots = new DeliverySlots(),
   ) {}
 

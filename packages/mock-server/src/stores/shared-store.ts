@@ -39,6 +39,7 @@ import {
 } from "./sql/migrations.js";
 import {
   accountVersions,
+  CLAIM_MARGIN_MS,
   claimAttempt,
   dropListener,
   holdListener,
@@ -970,7 +971,14 @@ export class SharedStore implements StatePersistence {
     try {
       const tx = await (this.#db.begin as NonNullable<SqlDatabase["begin"]>)();
       try {
-        claim = await claimAttempt(tx, deliveryId, this.#owner, cycleAttempts, this.#known);
+        claim = await claimAttempt(
+          tx,
+          deliveryId,
+          this.#owner,
+          cycleAttempts,
+          this.#known,
+          state.outbox.timeoutMs + CLAIM_MARGIN_MS,
+        );
       } finally {
         await tx.rollback();
       }

@@ -239,7 +239,9 @@ describe("paykit-mock processes sharing one PostgreSQL store", () => {
     }
     try {
       // read through the process that slept
-      await expectNothingLost(sleeper.url, KEYS, load.outcome, hook.received);
+      // an attempt the stopped process had claimed, and could not record once its session was ended,
+      // is sent again when its claim (15 s) runs out
+      await expectNothingLost(sleeper.url, KEYS, load.outcome, hook.received, 45_000);
     } finally {
       await hook.close();
     }
@@ -287,8 +289,9 @@ describe("paykit-mock processes sharing one PostgreSQL store", () => {
     // soft: what was answered is checked even when this fails
     expect.soft(gap, "the survivors stopped answering when one process was killed").toBeLessThan(MAX_GAP_MS);
     try {
-      // an event whose attempt the killed process had claimed is sent again once its claim (40 s) runs out
-      await expectNothingLost(survivors[0]!.url, KEYS, load.outcome, hook.received, 70_000);
+      // an event whose attempt the killed process had claimed is sent again once its claim (the
+      // receiver's 10 s timeout and 5 s more) runs out
+      await expectNothingLost(survivors[0]!.url, KEYS, load.outcome, hook.received, 45_000);
     } finally {
       await hook.close();
     }

@@ -217,8 +217,12 @@ export async function removeUnused(
   return removed;
 }
 
-/** How long a claim on a delivery attempt holds: the receiver's timeout, and room for a slow process. */
-export const CLAIM_MS = 40_000;
+/**
+ * How much longer than the receiver's timeout a claim on a delivery attempt holds: room for a slow
+ * process to write the attempt's outcome. A process that dies (or stops) mid-attempt holds the attempt
+ * for no longer; another sends it again after, under the same webhook-id.
+ */
+export const CLAIM_MARGIN_MS = 5_000;
 
 /**
  * Claims one attempt of a delivery for `owner`, in a transaction of its own behind the schema guard:
@@ -231,6 +235,7 @@ export async function claimAttempt(
   owner: string,
   cycleAttempts: number,
   known: number,
+  leaseMs: number,
 ): Promise<true | { heldMs: number } | null> {
   const guard = schemaGuard(known);
   const results = await tx.batch(
@@ -245,7 +250,7 @@ export async function claimAttempt(
                   AND NOT EXISTS (SELECT 1 FROM paykit_listeners l WHERE l.account_id = paykit_deliveries.account_id
                                      AND l.owner <> $2 AND l.until > now())
                 RETURNING id`,
-        params: [deliveryId, owner, cycleAttempts, CLAIM_MS],
+        params: [deliveryId, owner, cycleAttempts, leaseMs],
       },
       {
         text: `SELECT greatest(
