@@ -17,6 +17,12 @@ export default testProject({
   // files that mostly wait (process kills, failovers, CLI runs, Chromium, `paykit-mock listen`'s
   // stopped and slow receivers) start first, so that on a fresh clone (no timings of a last run) the
   // longest of them do not start last and run on alone (the 40 s SIGSTOP test ended a full run so).
+  // The longest of all (accounts read in and out of memory, on PGlite and PostgreSQL, about 250 s of a
+  // loaded full run) goes first of all, then the multi-process ones.
   maxWorkers: 4,
-  startFirst: /^test\/(stores\/|scenarios-|cli\.|doctor\.|trigger-cli\.|mcp\.|fuzz\.|listen-|.*\.browser\.)/,
+  startFirst: [
+    /^test\/stores\/load-on-use\./,
+    /^test\/stores\/(processes-shared|restart|failover|database-restart)\./,
+    /^test\/(stores\/|scenarios-|cli\.|doctor\.|trigger-cli\.|mcp\.|fuzz\.|listen-|.*\.browser\.)/,
+  ],
 });

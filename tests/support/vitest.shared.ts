@@ -36,22 +36,31 @@ export interface TestProjectOptions extends Omit<TestOptions, "name"> {
   moduleCondition?: boolean;
   /**
    * The test files (paths relative to the project) to start before the others: the long ones that
-   * mostly wait (processes, servers, a browser), so that they do not start last and run on alone.
+   * mostly wait (processes, servers, a browser), so that they do not start last and run on alone. A
+   * list goes in its order: the files of its first pattern, then those of the next…
    */
-  startFirst?: RegExp;
+  startFirst?: RegExp | readonly RegExp[];
 }
 
 /**
  * Vitest's order (files slowest in the last run first; on a fresh clone, with no last run, the largest
- * first), except that the files matching `first` go before all the others.
+ * first), except that the files matching `first` go before all the others, pattern by pattern.
  */
-function sequencerStarting(first: RegExp) {
+function sequencerStarting(first: RegExp | readonly RegExp[]) {
+  const patterns = Array.isArray(first) ? first : [first as RegExp];
   return class StartFirst extends BaseSequencer {
     override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
       const sorted = await super.sort(files);
-      const matches = (file: TestSpecification) =>
-        first.test(file.moduleId.slice(file.project.config.root.length + 1));
-      return [...sorted.filter(matches), ...sorted.filter((file) => !matches(file))];
+      const rank = (file: TestSpecification) => {
+        const path = file.moduleId.slice(file.project.config.root.length + 1);
+        const at = patterns.findIndex((pattern) => pattern.test(path));
+        return at < 0 ? patterns.length : at;
+      };
+      // stable: within a rank, vitest's own order
+      return sorted
+        .map((file, index) => ({ file, index, rank: rank(file) }))
+        .sort((a, b) => a.rank - b.rank || a.index - b.index)
+        .map((entry) => entry.file);
     }
   };
 }
