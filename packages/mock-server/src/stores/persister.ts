@@ -3,7 +3,7 @@
 // one each. A request is answered once the batch holding its changes is committed. A batch that fails
 // is not tried again: the engine's state then holds changes the store does not, so every request still
 // waiting, and every later one, is answered 503 (not stored), no webhook of them is sent, and the state
-// goes back to what the store holds (read back in place, or by the next leader).
+// goes back to what the store holds (read back in place).
 import { type ChangeSet, ChangeTracker, touches } from "../domain/changes.js";
 import type { AccountNeeds, RequestHold } from "../domain/persistence.js";
 import { changesNotStored, type StatePersistence } from "../domain/persistence.js";
@@ -32,7 +32,7 @@ export interface StoreSweeper {
 export type AfterFailedSave =
   /** Reads the committed state back into the same engine (`--data-dir`: one process holds the store). */
   | { reload: () => Promise<Saved | null> }
-  /** Hands over: the caller drops the engine, and a leader reads the committed state back (`--store`). */
+  /** Hands over: the caller drops the engine, and whoever opens the store next reads it back. */
   | { giveUp: (error: unknown) => void };
 
 /** The pause between two reads of the store after failed saves, so a store that keeps failing is not hammered. */
@@ -176,7 +176,7 @@ export class Persister implements StatePersistence {
       if ("reload" in this.#afterFailure) this.#reload(this.#afterFailure.reload);
       return Promise.reject(changesNotStored("no"));
     }
-    // a change made after the store stopped saving (a leader that stepped down) is never saved
+    // a change made after the store stopped saving is never saved
     if (this.#stopped && (this.#changedAfterStop || this.#written < this.#marked))
       return Promise.reject(changesNotStored("no"));
     if (this.#written >= this.#marked) return Promise.resolve();
@@ -232,7 +232,7 @@ export class Persister implements StatePersistence {
     return this.#purging;
   }
 
-  /** Saves nothing more (the store is closing, or the leader stepped down): a later change is never saved, and a request that made one hears 503. */
+  /** Saves nothing more (the store is closing): a later change is never saved, and a request that made one hears 503. */
   stop(): void {
     this.#stopped = true;
     this.#loader?.stop();

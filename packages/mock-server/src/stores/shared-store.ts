@@ -179,10 +179,11 @@ export class SharedStore implements StatePersistence {
   ) {
     this.#db = db;
     this.#readDb = readDb;
-    this.#reads = new SqlStateStore(readDb);
+    this.#known = knownVersion(options.migrations ?? MIGRATIONS);
+    // its purge deletes rows: behind the schema guard too
+    this.#reads = new SqlStateStore(readDb, { knownSchema: this.#known });
     this.#start = start;
     this.#options = options;
-    this.#known = knownVersion(options.migrations ?? MIGRATIONS);
     const log = options.log ?? ((line: string) => void process.stderr.write(`paykit-mock: ${line}\n`));
     this.#log = log;
     // back once the database answers and its schema is still one this process knows
@@ -505,7 +506,7 @@ export class SharedStore implements StatePersistence {
     this.#listened.set(accountId, renewed ?? 0);
     if (renewed !== undefined && now - renewed < LISTENER_LEASE_MS / 6) return;
     this.#listened.set(accountId, now);
-    holdListener(this.#readDb, accountId, this.#owner, LISTENER_LEASE_MS).then(
+    holdListener(this.#db, accountId, this.#owner, LISTENER_LEASE_MS, this.#known).then(
       // attempts another process could not send meanwhile are pending in the store: read them now
       () => this.#watchListened(),
       (error: unknown) => {
@@ -518,7 +519,9 @@ export class SharedStore implements StatePersistence {
   #listenerLeft(accountId: string): void {
     this.#listened.delete(accountId);
     if (this.#stopped) return;
-    dropListener(this.#readDb, accountId, this.#owner).catch((error: unknown) => this.#report(error));
+    dropListener(this.#db, accountId, this.#owner, this.#known).catch((error: unknown) =>
+      this.#report(error),
+    );
   }
 
   /** Accounts whose listener polls this process, and when their row was last renewed (real ms). */

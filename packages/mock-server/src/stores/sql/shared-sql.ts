@@ -4,7 +4,7 @@
 // "Shared sandbox: every process serves every request").
 import type { SavedSandbox } from "../../domain/saved.js";
 import { MIGRATION_LOCK } from "./migrations.js";
-import type { OpenTransaction, SqlQueryable, SqlResult, SqlStatement } from "./sql-client.js";
+import type { OpenTransaction, SqlDatabase, SqlQueryable, SqlResult, SqlStatement } from "./sql-client.js";
 import { SANDBOX_KEY, type SaveBatch, writeBatch } from "./state-store.js";
 
 /** The versions of live accounts, and of the sandbox row, as a transaction sees them. */
@@ -271,21 +271,42 @@ export async function claimAttempt(
 
 /** Records that `owner` serves an account's listener until `leaseMs` from now (the database's clock). */
 export async function holdListener(
-  db: SqlQueryable,
+  db: SqlDatabase,
   accountId: string,
   owner: string,
   leaseMs: number,
+  known: number,
 ): Promise<void> {
-  await db.query(
-    `INSERT INTO paykit_listeners (account_id, owner, until) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
-     ON CONFLICT (account_id) DO UPDATE SET owner = EXCLUDED.owner, until = EXCLUDED.until`,
-    [accountId, owner, leaseMs],
-  );
+  await guarded(db, known, {
+    text: `INSERT INTO paykit_listeners (account_id, owner, until) VALUES ($1, $2, now() + $3 * interval '1 millisecond')
+           ON CONFLICT (account_id) DO UPDATE SET owner = EXCLUDED.owner, until = EXCLUDED.until`,
+    params: [accountId, owner, leaseMs],
+  });
 }
 
 /** Forgets `owner`'s listener of an account (one another process holds now stays). */
-export async function dropListener(db: SqlQueryable, accountId: string, owner: string): Promise<void> {
-  await db.query("DELETE FROM paykit_listeners WHERE account_id = $1 AND owner = $2", [accountId, owner]);
+export async function dropListener(
+  db: SqlDatabase,
+  accountId: string,
+  owner: string,
+  known: number,
+): Promise<void> {
+  await guarded(db, known, {
+    text: "DELETE FROM paykit_listeners WHERE account_id = $1 AND owner = $2",
+    params: [accountId, owner],
+  });
+}
+
+/** One statement in a transaction of its own, behind the schema guard, in one round trip. */
+async function guarded(db: SqlDatabase, known: number, statement: SqlStatement): Promise<void> {
+  const begin = db.begin;
+  if (begin === undefined) throw new Error("a shared store needs transactions held across awaits");
+  const tx = await begin.call(db);
+  try {
+    await tx.batch([...schemaGuard(known), statement], { commit: true });
+  } finally {
+    await tx.rollback();
+  }
 }
 
 /**

@@ -47,12 +47,6 @@ export interface SqlDatabase extends SqlQueryable {
   readonly engine: "postgres" | "pglite";
   /** Runs `work` in one transaction on one connection: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: SqlQueryable) => Promise<T>): Promise<T>;
-  /**
-   * Takes a session-level advisory lock on a connection of its own, held until {@link close} (or until
-   * the process dies and the server drops its connection); false when another session holds it.
-   * PostgreSQL only: an embedded database is locked by its directory.
-   */
-  tryHoldLock?(key: number): Promise<boolean>;
   /** Opens a transaction on a connection of its own, held until its commit or rollback (PostgreSQL). */
   begin?(): Promise<OpenTransaction>;
   close(): Promise<void>;
@@ -108,15 +102,9 @@ interface PgPool extends PgQueryable {
   on(event: "error", listener: (error: Error) => void): unknown;
   on(event: "connect", listener: (client: PgClient) => void): unknown;
 }
-interface PgSessionClient extends PgQueryable {
-  connect(): Promise<void>;
-  end(): Promise<void>;
-  on(event: "error" | "end", listener: (error?: Error) => void): unknown;
-}
 interface PgModule {
-  default?: { Pool: new (config: object) => PgPool; Client: new (config: object) => PgSessionClient };
+  default?: { Pool: new (config: object) => PgPool };
   Pool?: new (config: object) => PgPool;
-  Client?: new (config: object) => PgSessionClient;
 }
 
 /** A PostgreSQL database at `url` (`postgres://user@host:port/db`), through a node-postgres pool. */
@@ -247,87 +235,6 @@ export async function openPostgres(
       };
     },
     close: () => pool.end(),
-  };
-}
-
-/**
- * A PostgreSQL database through one connection of its own: a mock process that holds the store's
- * leadership lock writes through the very session that holds it, so a process that lost its
- * connection (and with it the lock) cannot write beside the next leader. Queries and transactions run
- * one after another. `onLost` is called once when the connection ends or fails.
- */
-export async function openPostgresSession(
-  url: string,
-  onLost: (error?: Error) => void,
-): Promise<SqlDatabase> {
-  const pg = await importDriver<PgModule>("pg", "--store postgres://…");
-  const Client = pg.Client ?? pg.default?.Client;
-  if (!Client) throw new SqlDriverMissingError("the pg package has no Client export");
-  const client = new Client({ connectionString: url });
-  let lost = false;
-  const loseOnce = (error?: Error) => {
-    if (lost) return;
-    lost = true;
-    onLost(error);
-  };
-  client.on("error", loseOnce);
-  client.on("end", () => loseOnce());
-  try {
-    await client.connect();
-  } catch (cause) {
-    throw new Error(
-      `could not connect to the PostgreSQL store at ${shownUrl(url)}: ${(cause as Error).message}`,
-      { cause },
-    );
-  }
-  // one statement or transaction at a time on the one connection
-  let queue: Promise<unknown> = Promise.resolve();
-  const serialized = <T>(work: () => Promise<T>): Promise<T> => {
-    const run = queue.then(work, work);
-    queue = run.catch(() => {});
-    return run;
-  };
-  const direct: SqlQueryable = {
-    query: (text, params) => client.query(text, params as unknown[]),
-    exec: async (sql) => void (await client.query(sql)),
-  };
-  let closed = false;
-  return {
-    engine: "postgres",
-    query: (text, params) => serialized(() => direct.query(text, params)),
-    exec: (sql) => serialized(() => direct.exec(sql)),
-    transaction: (work) =>
-      serialized(async () => {
-        await client.query("BEGIN");
-        let result: Awaited<ReturnType<typeof work>>;
-        try {
-          result = await work(direct);
-        } catch (error) {
-          await client.query("ROLLBACK").catch(() => {});
-          throw error;
-        }
-        try {
-          await client.query("COMMIT");
-        } catch (error) {
-          // An ERROR answer to COMMIT means rolled back; a connection cut (or a FATAL) while committing
-          // leaves the transaction's fate to the server: it may be durable.
-          if ((error as { severity?: unknown }).severity === "ERROR") throw error;
-          throw new CommitUnknownError("the connection ended while committing", { cause: error });
-        }
-        return result;
-      }),
-    async tryHoldLock(key) {
-      const { rows } = await serialized(() =>
-        client.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1) AS locked", [key]),
-      );
-      return rows[0]?.locked === true;
-    },
-    async close() {
-      if (closed) return;
-      closed = true;
-      lost = true;
-      await client.end().catch(() => {});
-    },
   };
 }
 

@@ -72,8 +72,8 @@ export function nodeListener(
       const q = raw.indexOf("?");
       const headers = req.headers;
       const path = q === -1 ? raw : raw.slice(0, q);
-      // Checked here, where the client's own Host is seen: a follower relays to the leader under the
-      // leader's name, and the msw adapter and engine.handle have no Host of their own.
+      // Checked here, where the client's own Host is seen: the msw adapter and engine.handle have no
+      // Host of their own.
       if ((path === "/_mock" || path.startsWith("/_mock/")) && !hosts.allows(headers.host)) {
         write(res, errorResponse(hosts.refusal(headers.host ?? "")));
         return;

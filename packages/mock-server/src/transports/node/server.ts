@@ -93,7 +93,7 @@ export interface MockServer {
     readonly role: "single" | "shared" | "refused";
     /**
      * With a durable store, while this process holds the state: how many accounts it has read in on
-     * use, and taken out of memory again, since it started (or took the lead). Zeros otherwise.
+     * use, and taken out of memory again, since it started. Zeros otherwise.
      */
     readonly accountLoads: AccountLoads;
   };
