@@ -5,7 +5,6 @@
 // process that gave it; a process that hangs or dies holds up nothing but its own requests.
 import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
-import { setTimeout as sleep } from "node:timers/promises";
 import { afterEach, describe, expect, it } from "vitest";
 import { openPostgres } from "../../src/stores/sql/sql-client.js";
 import { basic, payoutBody, pixPayin } from "../fixtures.js";
@@ -18,24 +17,19 @@ import {
   runLoad,
   runMockToExit,
   startMockProcess,
-  stopMidTransaction,
   webhookReceiver,
 } from "./processes.js";
 
 const KEYS = { publicKey: "pk_test_shared0001", secretKey: "sk_test_shared0001" };
 const HEADERS = { authorization: basic(KEYS), "content-type": "application/json" };
 /**
- * The longest the surviving processes may go without answering while one is stopped or killed.
- * Answers come every few milliseconds under this load; nothing a survivor does waits for another
- * process (no leader, no heartbeat, no lease on a request's path), and a killed process's transactions
- * end as soon as PostgreSQL sees its socket close. A stopped one's open transaction holds its rows
- * until the server ends its session, 2 s idle; a full CI run on 2 cores then showed gaps up to 6.2 s
- * (the survivors themselves starved of CPU). 8 s leaves that room and stays well under
- * {@link STOP_MS}: a survivor that waited for the stopped process until it woke would exceed it.
+ * The longest the surviving processes may go without answering while one is killed. Answers come every
+ * few milliseconds under this load; nothing a survivor does waits for another process (no leader, no
+ * heartbeat, no lease on a request's path), and a killed process's transactions end as soon as
+ * PostgreSQL sees its socket close. 8 s is room for a loaded 2-core CI machine. (A process held in
+ * SIGSTOP is test/stores/failover.test.ts's.)
  */
 const MAX_GAP_MS = 8_000;
-/** How long a process is held in SIGSTOP. */
-const STOP_MS = 12_000;
 
 afterEach(killAll);
 
@@ -170,81 +164,6 @@ describe("paykit-mock processes sharing one PostgreSQL store", () => {
       expect(Number(rows[0]?.available)).toBe(1_000_000 - created.length * 3_000);
     } finally {
       await db.close();
-    }
-  }, 120_000);
-
-  it("one held in SIGSTOP mid-transaction holds up none of the others; woken, it serves what they did meanwhile", async () => {
-    const url = await newDatabase("shared");
-    const mocks = await startMocks(url, 3);
-    const [sleeper, ...others] = mocks as [Mock, ...Mock[]];
-    const hook = await webhookReceiver();
-    let alive = mocks;
-    let stop = false;
-    const othersAnswered: number[] = [];
-    const load = runLoad({
-      keys: KEYS,
-      target: (n) => alive[n % alive.length]!.url,
-      referenceOf: (n, i) => `stop-${n}-${i}`,
-      amountOf: () => 1_000,
-      webhookUrl: hook.url,
-      stopped: () => stop,
-      onAnswer: (url) => {
-        if (url !== sleeper.url) othersAnswered.push(Date.now());
-      },
-    });
-    try {
-      await expect.poll(() => load.outcome.answered, { timeout: 30_000, interval: 20 }).toBeGreaterThan(60);
-      // stopped while it serves; new rounds go to the others, and the requests it holds wait for it
-      // (so do the rows they locked)
-      const tries = await stopMidTransaction(sleeper.child.pid!, url);
-      alive = others;
-      const stoppedAt = Date.now();
-      const before = load.outcome.answered;
-      let wokenAt: number;
-      try {
-        await sleep(STOP_MS);
-      } finally {
-        wokenAt = Date.now();
-        process.kill(sleeper.child.pid!, "SIGCONT");
-      }
-      const gap = longestGap(othersAnswered, stoppedAt, wokenAt);
-      console.log(
-        `SIGSTOP mid-transaction (try ${tries}) for ${wokenAt - stoppedAt} ms: ${load.outcome.answered - before} rounds answered meanwhile, the others' longest gap ${gap} ms`,
-      );
-      // soft: what follows (the woken process, nothing lost) is checked even when this fails
-      expect.soft(gap, "the others stopped answering while one process was stopped").toBeLessThan(MAX_GAP_MS);
-      alive = mocks;
-
-      // woken, it serves again, and reads what the others wrote while it slept
-      const during = await post(others[0]!.url, "/payout", payoutBody({ referenceId: "while-stopped" }));
-      expect(during.status).toBe(201);
-      const { id } = (await during.json()) as { id: string };
-      let n = 0;
-      await expect
-        .poll(
-          () =>
-            post(sleeper.url, "/payout", payoutBody({ referenceId: `woken-${n++}` })).then((r) => r.status),
-          {
-            timeout: 30_000,
-            interval: 250,
-          },
-        )
-        .toBe(201);
-      expect(await payoutIdsOf(sleeper.url, "while-stopped")).toEqual([id]);
-      await expect
-        .poll(() => load.outcome.answered, { timeout: 30_000, interval: 50 })
-        .toBeGreaterThan(load.outcome.answered + 30);
-    } finally {
-      stop = true;
-      await load.done;
-    }
-    try {
-      // read through the process that slept
-      // an attempt the stopped process had claimed, and could not record once its session was ended,
-      // is sent again when its claim (15 s) runs out
-      await expectNothingLost(sleeper.url, KEYS, load.outcome, hook.received, 45_000);
-    } finally {
-      await hook.close();
     }
   }, 120_000);
 
