@@ -18,11 +18,14 @@ export default testProject({
   // stopped and slow receivers) start first, so that on a fresh clone (no timings of a last run) the
   // longest of them do not start last and run on alone (the 40 s SIGSTOP test ended a full run so).
   // The longest of all (accounts read in and out of memory, on PGlite and PostgreSQL, about 250 s of a
-  // loaded full run) goes first of all, then the multi-process ones.
+  // loaded full run) goes first of all, then the multi-process ones, then the scenario suites.
   maxWorkers: 4,
   startFirst: [
     /^test\/stores\/load-on-use\./,
     /^test\/stores\/(processes-shared|restart|failover|database-restart)\./,
+    // the scenario suite over each store, and the fuzzer: a minute each of a loaded run, which started
+    // last and ran on with two workers idle
+    /^test\/(scenarios-|fuzz\.)/,
     /^test\/(stores\/|scenarios-|cli\.|doctor\.|trigger-cli\.|mcp\.|fuzz\.|listen-|.*\.browser\.)/,
   ],
 });
