@@ -6,13 +6,13 @@ import { savedAccount, savedPayin, savedPayout } from "../domain/saved.js";
 import type { MockState } from "../domain/state.js";
 import type { SaveBatch } from "./sql/state-store.js";
 
-/** What one save writes: the changed things as they are now, and the ones gone. */
-export function batchOf(state: MockState, changes: ChangeSet): SaveBatch {
-  const batch: SaveBatch = {
-    everything: changes.everything,
-    resetAccounts: [...changes.resetAccounts],
-    usedAccounts: [...changes.usedAccounts],
-    removedAccounts: [...changes.removedAccounts],
+/** A save that writes nothing but `sandbox` (and whatever `extra` names). */
+export function emptyBatch(sandbox: SaveBatch["sandbox"], extra: Partial<SaveBatch> = {}): SaveBatch {
+  return {
+    everything: false,
+    resetAccounts: [],
+    usedAccounts: [],
+    removedAccounts: [],
     accounts: [],
     payins: [],
     deletedPayins: [],
@@ -21,8 +21,19 @@ export function batchOf(state: MockState, changes: ChangeSet): SaveBatch {
     deliveries: [],
     deletedDeliveries: [],
     nextDue: [],
-    sandbox: state.savedSandbox(),
+    sandbox,
+    ...extra,
   };
+}
+
+/** What one save writes: the changed things as they are now, and the ones gone. */
+export function batchOf(state: MockState, changes: ChangeSet): SaveBatch {
+  const batch = emptyBatch(state.savedSandbox(), {
+    everything: changes.everything,
+    resetAccounts: [...changes.resetAccounts],
+    usedAccounts: [...changes.usedAccounts],
+    removedAccounts: [...changes.removedAccounts],
+  });
   if (changes.everything) {
     // everything saved was dropped: what exists now is written whole (a fresh sandbox is small)
     for (const account of state.accounts.values()) {

@@ -5,6 +5,7 @@
 // deleted. On PGlite and Debian's PostgreSQL (a fresh database).
 import { beforeAll, describe, expect, it } from "vitest";
 import type { SavedSandbox } from "../../src/domain/saved.js";
+import { emptyBatch } from "../../src/stores/save-batch.js";
 import type { SqlDatabase } from "../../src/stores/sql/sql-client.js";
 import { type SaveBatch, SqlStateStore } from "../../src/stores/sql/state-store.js";
 import { databaseFor, TABLES, warmStore } from "../durable-harness.js";
@@ -18,22 +19,7 @@ const SANDBOX: SavedSandbox = {
 };
 
 function batch(extra: Partial<SaveBatch>): SaveBatch {
-  return {
-    everything: false,
-    resetAccounts: [],
-    usedAccounts: [],
-    removedAccounts: [],
-    nextDue: [],
-    accounts: [],
-    payins: [],
-    deletedPayins: [],
-    payouts: [],
-    deletedPayouts: [],
-    deliveries: [],
-    deletedDeliveries: [],
-    sandbox: SANDBOX,
-    ...extra,
-  };
+  return emptyBatch(SANDBOX, extra);
 }
 
 /** An account row with `count` payins, payouts and deliveries, written straight in SQL (a big account, fast). */

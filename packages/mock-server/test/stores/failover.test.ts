@@ -163,98 +163,116 @@ const waitForRounds = (tally: Tally, more: number, timeout = 40_000) => {
   return expect.poll(() => tally.rounds, { timeout, interval: 50 }).toBeGreaterThanOrEqual(target);
 };
 
+/**
+ * Three processes on a new database under load: `event` disrupts them, says through `serve` which
+ * processes the new rounds go to, and answers the others' longest gaps; then the load stops, and each
+ * request must have run once.
+ */
+async function underLoad(
+  label: string,
+  event: (on: {
+    url: string;
+    processes: Mock[];
+    tally: Tally;
+    serve: (alive: Mock[]) => void;
+  }) => Promise<number[]>,
+): Promise<void> {
+  const url = await newDatabase("failover");
+  const processes = await startThree(url);
+  let alive = processes;
+  let stop = false;
+  const load = runLoad(
+    () => alive,
+    () => stop,
+  );
+  let gaps: number[] = [];
+  try {
+    gaps = await event({
+      url,
+      processes,
+      tally: load.tally,
+      serve: (next) => {
+        alive = next;
+      },
+    });
+  } finally {
+    stop = true;
+    await load.done;
+  }
+  await expectEachRunOnce(url, load.tally, label, gaps);
+}
+
 describe("processes stopping under load on PostgreSQL", () => {
-  it("rolling SIGTERM of each of three processes: each request runs once", async () => {
-    const url = await newDatabase("failover");
-    let processes = await startThree(url);
-    let stop = false;
-    const load = runLoad(
-      () => processes,
-      () => stop,
-    );
-    const gaps: number[] = [];
-    try {
-      await waitForRounds(load.tally, 40);
-      for (let i = 0; i < 3; i++) {
-        const victim = processes[0]!;
-        // the others carry the load while it stops; its replacement joins at the end of the list
-        processes = processes.slice(1);
+  it(
+    "rolling SIGTERM of each of three processes: each request runs once",
+    () =>
+      underLoad("rolling SIGTERM", async ({ url, processes: first, tally, serve }) => {
+        let processes = first;
+        const gaps: number[] = [];
+        await waitForRounds(tally, 40);
+        for (let i = 0; i < 3; i++) {
+          const victim = processes[0]!;
+          // the others carry the load while it stops; its replacement joins at the end of the list
+          processes = processes.slice(1);
+          serve(processes);
+          const from = Date.now();
+          victim.child.kill("SIGTERM");
+          await once(victim.child, "exit");
+          processes = [...processes, await startMockProcess(KEYS, ["--store", url, "--manual"])];
+          serve(processes);
+          await waitForRounds(tally, 30);
+          gaps.push(othersGap(tally, victim, from, Date.now()));
+        }
+        return gaps;
+      }),
+    120_000,
+  );
+
+  it(
+    "kill -9 of one process: only its own requests go unanswered, and none runs twice",
+    () =>
+      underLoad("kill -9 of one process", async ({ processes, tally, serve }) => {
+        const victim = processes[1]!;
+        await waitForRounds(tally, 60);
+        // its own clients lose their connections; the others' keep being served
+        serve(processes.filter((p) => p !== victim));
         const from = Date.now();
-        victim.child.kill("SIGTERM");
+        victim.child.kill("SIGKILL");
         await once(victim.child, "exit");
-        processes = [...processes, await startMockProcess(KEYS, ["--store", url, "--manual"])];
-        await waitForRounds(load.tally, 30);
-        gaps.push(othersGap(load.tally, victim, from, Date.now()));
-      }
-    } finally {
-      stop = true;
-      await load.done;
-    }
-    await expectEachRunOnce(url, load.tally, "rolling SIGTERM", gaps);
-  }, 120_000);
+        await waitForRounds(tally, 60);
+        return [othersGap(tally, victim, from, Date.now())];
+      }),
+    120_000,
+  );
 
-  it("kill -9 of one process: only its own requests go unanswered, and none runs twice", async () => {
-    const url = await newDatabase("failover");
-    const processes = await startThree(url);
-    const victim = processes[1]!;
-    let alive = processes;
-    let stop = false;
-    const load = runLoad(
-      () => alive,
-      () => stop,
-    );
-    const gaps: number[] = [];
-    try {
-      await waitForRounds(load.tally, 60);
-      // its own clients lose their connections; the others' keep being served
-      alive = processes.filter((p) => p !== victim);
-      const from = Date.now();
-      victim.child.kill("SIGKILL");
-      await once(victim.child, "exit");
-      await waitForRounds(load.tally, 60);
-      gaps.push(othersGap(load.tally, victim, from, Date.now()));
-    } finally {
-      stop = true;
-      await load.done;
-    }
-    await expectEachRunOnce(url, load.tally, "kill -9 of one process", gaps);
-  }, 120_000);
-
-  it("one held in SIGSTOP mid-transaction while the others serve, then woken: each request runs once", async () => {
-    const url = await newDatabase("failover");
-    const processes = await startThree(url);
-    const sleeper = processes[2]!;
-    let alive = processes;
-    let stop = false;
-    const load = runLoad(
-      () => alive,
-      () => stop,
-    );
-    const gaps: number[] = [];
-    let wokenAt = 0;
-    try {
-      await waitForRounds(load.tally, 40);
-      // stopped while it serves; new rounds go to the others, and the requests it holds wait for it
-      // (so do the rows they locked)
-      const tries = await stopMidTransaction(sleeper.child.pid!, url);
-      alive = processes.filter((p) => p !== sleeper);
-      const from = Date.now();
-      console.log(`SIGSTOP with a transaction open, at try ${tries}`);
-      try {
-        await sleep(STOP_MS);
-      } finally {
-        process.kill(sleeper.child.pid!, "SIGCONT");
-        wokenAt = Date.now();
-      }
-      gaps.push(othersGap(load.tally, sleeper, from, wokenAt));
-      alive = processes;
-      await waitForRounds(load.tally, 30);
-    } finally {
-      stop = true;
-      await load.done;
-    }
-    // the woken process answered again
-    expect(load.tally.answers.some((a) => a.url === sleeper.url && a.at > wokenAt)).toBe(true);
-    await expectEachRunOnce(url, load.tally, "SIGSTOP of one process", gaps);
-  }, 120_000);
+  it(
+    "one held in SIGSTOP mid-transaction while the others serve, then woken: each request runs once",
+    () =>
+      underLoad("SIGSTOP of one process", async ({ url, processes, tally, serve }) => {
+        const sleeper = processes[2]!;
+        await waitForRounds(tally, 40);
+        // stopped while it serves; new rounds go to the others, and the requests it holds wait for it
+        // (so do the rows they locked)
+        const tries = await stopMidTransaction(sleeper.child.pid!, url);
+        serve(processes.filter((p) => p !== sleeper));
+        const from = Date.now();
+        console.log(`SIGSTOP with a transaction open, at try ${tries}`);
+        let wokenAt = 0;
+        try {
+          await sleep(STOP_MS);
+        } finally {
+          process.kill(sleeper.child.pid!, "SIGCONT");
+          wokenAt = Date.now();
+        }
+        const gap = othersGap(tally, sleeper, from, wokenAt);
+        serve(processes);
+        await waitForRounds(tally, 30);
+        // the woken process answers again
+        await expect
+          .poll(() => tally.answers.some((a) => a.url === sleeper.url && a.at > wokenAt), { timeout: 30_000 })
+          .toBe(true);
+        return [gap];
+      }),
+    120_000,
+  );
 });
