@@ -137,10 +137,15 @@ it("carries on when another process of a PostgreSQL sandbox, serving the same ac
   stop = true;
   await load;
 
-  // what the sandbox holds now: every approved payin and every payout, with their events
-  const payins = (await admin.payins(accountId, { limit: 1000 })).filter((p) => p.status === "APPROVED");
+  // what the sandbox holds now, with their events. A payin the victim made as it died (its answer
+  // lost, so never paid) expires once the clock moves: the hour (and a minute) moved first expires every such one
+  // before the count (`settle` moves it again on each of its rounds).
+  await admin.setAccountClock(accountId, { advanceMs: 61 * 60_000 });
+  const held = await admin.payins(accountId, { limit: 1000 });
+  expect(held.every((p) => p.status === "APPROVED" || p.status === "EXPIRED")).toBe(true);
+  const payins = held.filter((p) => p.status === "APPROVED");
   const payouts = (await admin.payouts(accountId, { limit: 1000 })).filter((p) => p.status !== "PENDING");
-  const expected = payins.length + payouts.reduce((sum, p) => sum + (p.status === "COMPLETED" ? 2 : 1), 0);
+  const expected = held.length + payouts.reduce((sum, p) => sum + (p.status === "COMPLETED" ? 2 : 1), 0);
   const log = await settle(admin, accountId, expected, 90_000);
   expect(log).toHaveLength(expected);
   expectNoneLost(log, receiver.arrivals);

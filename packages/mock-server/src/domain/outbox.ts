@@ -74,6 +74,11 @@ interface DeliveryState {
   detachedRetryAt?: number;
   /** The store gave this process the attempt under way (a claim): its outcome is to be written. */
   claimed?: boolean;
+  /**
+   * The store's delivery moved past this copy (another copy, or process, made the attempt): this copy
+   * waits to be read again, and the resource's later events wait behind it.
+   */
+  stale?: boolean;
 }
 
 /** What a durable store asks of the outbox: to hear of every change, and to send only what is saved. */
@@ -487,6 +492,7 @@ export class Outbox {
 
   #start(d: DeliveryState): void {
     if (this.#closed) return;
+    d.stale = false;
     const run = async (): Promise<void> => {
       // With a durable store an event leaves only once it is committed: neither a crash nor a failed
       // save sends a status change that the store does not hold (docs/decisions.md ("Webhooks only for
@@ -533,25 +539,30 @@ export class Outbox {
         (e) =>
           e.entry.state === "pending" &&
           !e.heldOutOfOrder &&
-          (e.inFlight !== null || e.retry !== null) &&
+          (e.inFlight !== null || e.retry !== null || e.stale === true) &&
           this.#byId.get(e.entry.id) === e &&
           this.#listened(e),
       );
     if (older.length === 0) return true;
     for (const e of older) {
-      if (e.inFlight !== null) continue;
+      // a stale copy's attempt is not made again here: the copy read again in its place makes it
+      if (e.inFlight !== null || e.stale === true) continue;
       if (e.retry) e.retry.cancelled = true;
       e.retry = null;
       this.#start(e);
     }
     await Promise.all(older.map((e) => e.inFlight));
-    // still waiting for a retry: the attempt did not get through
+    // still waiting for a retry (the attempt did not get through), or for this copy to be read again
     const stuck = older.filter(
-      (e) => e.entry.state === "pending" && e.retry !== null && this.#byId.get(e.entry.id) === e,
+      (e) =>
+        e.entry.state === "pending" &&
+        (e.retry !== null || e.stale === true) &&
+        this.#byId.get(e.entry.id) === e,
     );
     if (stuck.length === 0) return !this.#closed && this.#byId.get(d.entry.id) === d;
     if (!this.#closed && this.#byId.get(d.entry.id) === d) {
-      this.#scheduleRetry(d, Math.max(...stuck.map((e) => e.retry?.at ?? 0)));
+      const soon = this.timeOf(d.entry.accountId).now() + 1_000;
+      this.#scheduleRetry(d, Math.max(...stuck.map((e) => e.retry?.at ?? soon)));
       this.hooks?.changed(d.entry.id);
     }
     return false;
@@ -593,8 +604,8 @@ export class Outbox {
         if (claim === null || !claim.claimed) {
           // another process sends this attempt; if it is gone when its claim runs out, this one does
           const retryAt = claim === null ? this.timeOf(d.entry.accountId).now() + 1_000 : claim.retryAt;
-          if (retryAt !== null && !this.#closed && this.#byId.get(d.entry.id) === d)
-            this.#scheduleRetry(d, retryAt);
+          if (retryAt === null) d.stale = true;
+          else if (!this.#closed && this.#byId.get(d.entry.id) === d) this.#scheduleRetry(d, retryAt);
           return false;
         }
       }

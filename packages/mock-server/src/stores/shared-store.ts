@@ -994,7 +994,12 @@ export class SharedStore implements StatePersistence {
       this.#claimed.add(deliveryId);
       return { claimed: true };
     }
-    if (claim === null) return { claimed: false, retryAt: null };
+    if (claim === null) {
+      // the store's delivery moved past this copy: whatever version this copy was taken at, it is read
+      // again when next used (a listener's account at the next watch), and that copy makes the attempt
+      if (accountOf !== null && !this.#holding.has(accountOf)) this.#versions.delete(accountOf);
+      return { claimed: false, retryAt: null };
+    }
     return { claimed: false, retryAt: clockNow() + claim.heldMs + 100 };
   }
 
