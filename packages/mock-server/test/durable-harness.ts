@@ -148,8 +148,9 @@ export async function startEngine(
 }
 
 /**
- * Two mock processes' servers on one PostgreSQL database, the tests talking to the follower: every
- * request is forwarded to the leader. The saved state is compared with the leader's at the end.
+ * Two mock servers on one PostgreSQL database, equal (each request is a transaction of its own), the
+ * tests talking to the second: the first takes its share of the due work and the deliveries of the
+ * same rows. At the end the store is compared with what the first one reads of it.
  */
 export async function startClusterHarness(options: CreateEngineOptions): Promise<Harness> {
   const db = await databaseFor("postgres");
@@ -164,22 +165,22 @@ export async function startClusterHarness(options: CreateEngineOptions): Promise
     store: { url },
     onError: (error: unknown) => errors.push(error),
   };
-  const leader = await createMockServer(common);
-  const follower = await createMockServer(common);
+  const first = await createMockServer(common);
+  const second = await createMockServer(common);
 
   return {
     name: "cluster",
-    base: follower.url,
-    send: (path, init) => fetch(follower.url + path, init).catch(() => "dropped" as const),
-    control: createHttpControl({ url: follower.url, adminToken }),
-    account: follower.account,
+    base: second.url,
+    send: (path, init) => fetch(second.url + path, init).catch(() => "dropped" as const),
+    control: createHttpControl({ url: second.url, adminToken }),
+    account: second.account,
     async close() {
       try {
-        await expectSavedAsLive(leader.engine.control, new SqlStateStore(db), options);
+        await expectSavedAsLive(first.engine.control, new SqlStateStore(db), options);
         expect(errors).toEqual([]);
       } finally {
-        await follower.close();
-        await leader.close();
+        await second.close();
+        await first.close();
       }
     },
   };

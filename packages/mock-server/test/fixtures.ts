@@ -33,7 +33,7 @@ const MSW_BASE = "https://api.paykit.test/v1";
 /**
  * Starts a mock over the named transport. Over node:http the control API is reached over HTTP;
  * `pglite` and `postgres` are node:http with the state in that durable store; `cluster` is two mock
- * servers on one PostgreSQL store, the requests sent to the one that forwards them to the other.
+ * servers on one PostgreSQL store (equal: each request is a transaction), the requests sent to the second.
  */
 export async function startHarness(name: TransportName, options: CreateEngineOptions = {}): Promise<Harness> {
   if (name === "pglite" || name === "postgres") return startDurableHarness(name, options);

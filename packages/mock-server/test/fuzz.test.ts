@@ -1060,7 +1060,7 @@ describe("fuzz: no input makes the mock answer 5xx or a non-JSON error", () => {
   );
 
   it(
-    "cluster: the same batches through a follower that relays them to the leader on one PostgreSQL store",
+    "cluster: the same batches through the second of two mock servers on one PostgreSQL store",
     () =>
       httpBatches(
         totals.cluster,
@@ -1071,14 +1071,14 @@ describe("fuzz: no input makes the mock answer 5xx or a non-JSON error", () => {
             url: (await sharedPostgresUrl()).replace(/\/[^/]*$/, `/${await databaseName(db)}`),
           };
           const options = { adminToken: ADMIN_TOKEN, sharedSandbox: false, fetch: noWebhooks, store };
-          const leader = await createMockServer(options);
-          const follower = await createMockServer(options);
+          const first = await createMockServer(options);
+          const second = await createMockServer(options);
           return {
-            url: follower.url,
-            account: follower.account,
+            url: second.url,
+            account: second.account,
             async close() {
-              await follower.close();
-              await leader.close();
+              await second.close();
+              await first.close();
             },
           };
           // two processes' start on PostgreSQL per batch: on a loaded machine the HTTP suite's budget

@@ -239,8 +239,8 @@ describe("the Host allow-list over node:http", () => {
   });
 });
 
-describe("the Host allow-list of a mock process that forwards to another (PostgreSQL store)", () => {
-  it("refuses another name at the process the client reached, and serves its own through the relay", async () => {
+describe("the Host allow-list of one of two mock processes on a PostgreSQL store", () => {
+  it("refuses another name at the process the client reached, and serves its own", async () => {
     await sharedPostgresUrl();
     const h = await startHarness("cluster", { autoAdvance: false });
     try {

@@ -25,7 +25,7 @@ const admin = { authorization: `Bearer ${ADMIN}` };
 
 type Keys = { accountId: string; publicKey: string; secretKey: string };
 
-// `cluster`: two mock servers on one PostgreSQL store, the calls sent to the one that forwards them.
+// `cluster`: two mock servers on one PostgreSQL store, the calls sent to the second.
 describe.each([...TRANSPORTS, "cluster" as const])(
   "a shared sandbox (sharedSandbox: true, the CLI's --shared), over %s",
   (transport: TransportName) => {

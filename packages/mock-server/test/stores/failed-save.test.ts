@@ -1,7 +1,7 @@
 // A save that fails: the requests whose changes it held answer 503 and say they are NOT stored, no
 // webhook leaves for them, and the engine goes back to what the store holds: read back in place (one
-// process on PGlite), or handed over to the next leader (PostgreSQL: database-restart.test.ts runs it
-// for real). The store is PGlite; only the writer in front of it is told to fail.
+// process on PGlite; on PostgreSQL each request is a transaction that rolls back, and
+// database-restart.test.ts runs it for real). The store is PGlite; only the writer in front of it is told to fail.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
