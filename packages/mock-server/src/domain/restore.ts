@@ -8,6 +8,7 @@ import { BOLETO_EXPIRY_MS, PIX_EXPIRY_MS, scheduleReserveRelease, THREE_DS_EXPIR
 import { scheduleAdvance } from "./payouts.js";
 import {
   accountFrom,
+  applySavedSettings,
   payinFrom,
   payoutFrom,
   type SavedAccountRecords,
@@ -87,6 +88,40 @@ export function adoptSavedAccount(state: MockState, saved: SavedAccountRecords):
   adoptSavedRecords(state, account, saved);
   time.scheduler.arm();
   return account;
+}
+
+/**
+ * Brings an account in memory up to the store by what another process wrote since its copy was read
+ * (a shared store): its settings and balance totals, its clock, and the records and deliveries it
+ * made. Answers false, changing nothing, when that cannot be done in place: the account's keys
+ * changed, or a record or delivery the copy holds was written again (a status it moved on, an attempt
+ * it made): the copy is then read again whole.
+ */
+export function adoptAccountChanges(
+  state: MockState,
+  account: Account,
+  changes: { account: SavedAccountRecords["account"] } & Pick<
+    SavedAccountRecords,
+    "payins" | "payouts" | "deliveries"
+  >,
+): boolean {
+  const saved = changes.account;
+  if (
+    saved.id !== account.id ||
+    saved.publicKey !== account.publicKey ||
+    saved.secretKey !== account.secretKey ||
+    saved.merchantPixKey !== account.merchantPixKey
+  )
+    return false;
+  if (changes.payins.some((p) => state.payins.get(p.id) !== undefined)) return false;
+  if (changes.payouts.some((p) => account.payoutsById.has(p.id))) return false;
+  if (changes.deliveries.some((d) => state.outbox.accountOf(d.id) !== null)) return false;
+  applySavedSettings(account, saved);
+  const time = state.timeOf(account.id);
+  time.offsetMs = saved.clockOffsetMs;
+  adoptSavedRecords(state, account, changes);
+  time.scheduler.arm();
+  return true;
 }
 
 /**

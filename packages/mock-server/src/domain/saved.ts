@@ -157,6 +157,15 @@ export function savedAccount(a: Account, clockOffsetMs: number): SavedAccount {
 /** The account a saved one was, without records (they are added as they are read). */
 export function accountFrom(s: SavedAccount): Account {
   const account = new Account(s.id, s.publicKey, s.secretKey, s.created, s.merchantPixKey);
+  applySavedSettings(account, s);
+  return account;
+}
+
+/**
+ * Sets what may change of an account (its settings, secrets and balance totals) as saved; its id,
+ * keys and merchant PIX key stay the account's own.
+ */
+export function applySavedSettings(account: Account, s: SavedAccount): void {
   account.kycApproved = s.kycApproved;
   account.creditCardEnabled = s.creditCardEnabled;
   account.payoutApproval = s.payoutApproval;
@@ -174,7 +183,6 @@ export function accountFrom(s: SavedAccount): Account {
   account.reserved = s.reserved;
   account.debited = s.debited;
   account.inFlight = s.inFlight;
-  return account;
 }
 
 /** A payin as saved. */

@@ -14,6 +14,22 @@ import { unrefTimer } from "../domain/scheduler.js";
 import type { MockState } from "../domain/state.js";
 import type { AccountKey, RecordNames, SavedRecords } from "./sql/state-store.js";
 
+/** Accounts a durable store's process read in on use, and took out of memory again. */
+export interface AccountLoads {
+  loads: number;
+  unloads: number;
+  /**
+   * Shared sandbox: copies another process wrote since they were read, brought up to date in place
+   * from the rows it wrote. Zero otherwise.
+   */
+  caughtUp: number;
+  /**
+   * Shared sandbox: copies another process wrote since they were read, read again whole instead (a
+   * record they held was written again, a reset, changes of their own not saved yet). Zero otherwise.
+   */
+  readAgain: number;
+}
+
 /** Where accounts are read from: the SQL store. */
 export interface AccountSource {
   loadAccounts(

@@ -5,6 +5,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { StatePersistence } from "../domain/persistence.js";
+import type { AccountLoads } from "./account-loader.js";
 import { Persister } from "./persister.js";
 import { migrate } from "./sql/migrations.js";
 import { openPglite, type SqlDatabase } from "./sql/sql-client.js";
@@ -27,7 +28,7 @@ export interface DurableStore {
   /** Batches committed so far. */
   readonly batches: number;
   /** Accounts read in on use, and taken out of memory again, so far. */
-  readonly accountLoads: { loads: number; unloads: number };
+  readonly accountLoads: AccountLoads;
   /** Waits for the last save, releases the store and closes its database. Idempotent. */
   close(): Promise<void>;
 }

@@ -10,7 +10,12 @@ import { changesNotStored, type StatePersistence } from "../domain/persistence.j
 import { restoreStart, restoreState } from "../domain/restore.js";
 import type { SavedStart, SavedState } from "../domain/saved.js";
 import type { MockState } from "../domain/state.js";
-import { AccountLoader, type AccountLoaderOptions, type AccountSource } from "./account-loader.js";
+import {
+  AccountLoader,
+  type AccountLoaderOptions,
+  type AccountLoads,
+  type AccountSource,
+} from "./account-loader.js";
 import { batchOf } from "./save-batch.js";
 import { CommitUnknownError } from "./sql/sql-client.js";
 import type { SaveBatch } from "./sql/state-store.js";
@@ -153,8 +158,13 @@ export class Persister implements StatePersistence {
   }
 
   /** Accounts read in and taken out by the loader so far (0 without one). */
-  get accountLoads(): { loads: number; unloads: number } {
-    return { loads: this.#loader?.loads ?? 0, unloads: this.#loader?.unloads ?? 0 };
+  get accountLoads(): AccountLoads {
+    return {
+      loads: this.#loader?.loads ?? 0,
+      unloads: this.#loader?.unloads ?? 0,
+      caughtUp: 0,
+      readAgain: 0,
+    };
   }
 
   /** Takes idle accounts out of memory now, past the cache's records (the tests' handle on it). */

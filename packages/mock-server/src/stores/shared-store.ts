@@ -24,10 +24,10 @@ import {
   type RequestHold,
   type StatePersistence,
 } from "../domain/persistence.js";
-import { adoptSavedSandbox, restoreStart } from "../domain/restore.js";
+import { adoptAccountChanges, adoptSavedSandbox, restoreStart } from "../domain/restore.js";
 import type { SavedStart } from "../domain/saved.js";
 import { type EngineOptions, MockState } from "../domain/state.js";
-import { AccountLoader } from "./account-loader.js";
+import { AccountLoader, type AccountLoads } from "./account-loader.js";
 import { batchOf } from "./save-batch.js";
 import {
   assertSchemaKnown,
@@ -61,7 +61,7 @@ import {
   type SqlDatabase,
   shownUrl,
 } from "./sql/sql-client.js";
-import { SqlStateStore } from "./sql/state-store.js";
+import { readChanges, SqlStateStore } from "./sql/state-store.js";
 import { StoreHealth } from "./store-health.js";
 
 /** Options of {@link openSharedStore}. */
@@ -170,6 +170,8 @@ export class SharedStore implements StatePersistence {
   /** Transactions committed, and copies read again because another process wrote the account. */
   commits = 0;
   refreshes = 0;
+  /** Copies brought up to date in place from the rows another process wrote (see `#catchUp`). */
+  caughtUp = 0;
 
   constructor(
     db: SqlDatabase,
@@ -252,8 +254,13 @@ export class SharedStore implements StatePersistence {
   }
 
   /** Accounts read in on use, and taken out again. */
-  get accountLoads(): { loads: number; unloads: number } {
-    return { loads: this.#loader?.loads ?? 0, unloads: this.#loader?.unloads ?? 0 };
+  get accountLoads(): AccountLoads {
+    return {
+      loads: this.#loader?.loads ?? 0,
+      unloads: this.#loader?.unloads ?? 0,
+      caughtUp: this.caughtUp,
+      readAgain: this.refreshes,
+    };
   }
 
   /** Resolves once every change made outside a request so far is saved (or dropped as stale). */
@@ -655,7 +662,7 @@ export class SharedStore implements StatePersistence {
         this.#sandboxVersion = sandbox.version;
       }
     }
-    const stale: string[] = [];
+    let stale: string[] = [];
     for (const id of ids) {
       const copy = state.accounts.get(id);
       if (copy === undefined) continue;
@@ -665,6 +672,7 @@ export class SharedStore implements StatePersistence {
       if (version === undefined && known === undefined) continue;
       if (known === undefined || known.account !== copy || known.version !== version) stale.push(id);
     }
+    if (stale.length > 0) stale = await this.#catchUp(tx, stale, versions);
     // A call about every account (the account list) locked every live one: a copy of an account that
     // another process removed (or a reset of everything hid) is not among them, and must not be listed.
     if (everyAccount) {
@@ -675,6 +683,57 @@ export class SharedStore implements StatePersistence {
     if (stale.length === 0) return;
     this.refreshes += stale.length;
     this.#drop(stale);
+  }
+
+  /**
+   * Brings copies that another process wrote since up to date in place, from the rows written above
+   * the version each was read at (one round trip, under the locks just taken), rather than reading
+   * their records again: what makes one account served by several processes cost what it changes,
+   * not what it holds. Answers the copies that must be read again whole: a copy with changes of its
+   * own not saved yet, one whose rows were deleted or hidden since (a reset, the retention limit), or
+   * one whose records were written again elsewhere (see `adoptAccountChanges`).
+   */
+  async #catchUp(tx: OpenTransaction, stale: readonly string[], versions: Versions): Promise<string[]> {
+    const state = this.#state as MockState;
+    const loader = this.#loader as AccountLoader;
+    const deliveryAccount = (id: string) => state.outbox.accountOf(id);
+    const since = new Map<string, number>();
+    const whole: string[] = [];
+    for (const id of stale) {
+      const copy = state.accounts.get(id);
+      const known = this.#versions.get(id);
+      const version = versions.accounts.get(id);
+      if (
+        copy !== undefined &&
+        known !== undefined &&
+        known.account === copy &&
+        version !== undefined &&
+        version > known.version &&
+        !loader.isBare(id) &&
+        !this.#writing.has(id) &&
+        !this.#background.touches(id, deliveryAccount)
+      )
+        since.set(id, known.version);
+      else whole.push(id);
+    }
+    if (since.size === 0) return whole;
+    const changes = await readChanges(tx, since);
+    for (const [id, knownVersion] of since) {
+      const copy = state.accounts.get(id);
+      const change = changes.get(id);
+      if (
+        copy === undefined ||
+        change === undefined ||
+        change.trimmedVersion > knownVersion ||
+        !adoptAccountChanges(state, copy, change)
+      ) {
+        whole.push(id);
+        continue;
+      }
+      this.#versions.set(id, { account: copy, version: versions.accounts.get(id) as number });
+      this.caughtUp += 1;
+    }
+    return whole;
   }
 
   /** Takes accounts' copies out of memory with their unsaved changes (the store's are read again). */

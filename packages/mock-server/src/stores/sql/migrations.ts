@@ -199,11 +199,21 @@ UPDATE paykit_accounts a SET next_due_ms = 0
     version: 6,
     name: "every process serves every request: a version per account and one for the sandbox",
     // Each transaction that writes an account's rows bumps its version, under the account row's lock
-    // (SELECT … FOR UPDATE): a process that holds the account in memory at another version reads it
-    // again before it serves a request of it. The sandbox row (clock, PIX keys) has one too.
+    // (SELECT … FOR UPDATE): a process that holds the account in memory at another version brings it
+    // up to date before it serves a request of it. The sandbox row (clock, PIX keys) has one too.
+    // Each record row carries the version that last wrote it, so a copy at version v reads only the
+    // rows above v; `trimmed_version` is the last version that deleted or hid rows (a reset, the
+    // retention limit), which no such read can see: a copy older than it is read again whole.
     sql: `
 ALTER TABLE paykit_accounts ADD COLUMN version BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE paykit_accounts ADD COLUMN trimmed_version BIGINT NOT NULL DEFAULT 0;
 ALTER TABLE paykit_sandbox ADD COLUMN version BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE paykit_payins ADD COLUMN version BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE paykit_payouts ADD COLUMN version BIGINT NOT NULL DEFAULT 0;
+ALTER TABLE paykit_deliveries ADD COLUMN version BIGINT NOT NULL DEFAULT 0;
+CREATE INDEX IF NOT EXISTS paykit_payins_account_version ON paykit_payins (account_id, version);
+CREATE INDEX IF NOT EXISTS paykit_payouts_account_version ON paykit_payouts (account_id, version);
+CREATE INDEX IF NOT EXISTS paykit_deliveries_account_version ON paykit_deliveries (account_id, version);
 -- Which process an account's \`paykit-mock listen\` polls, until when: only that process sends the
 -- account's webhook attempts meanwhile (it hands them to the listener).
 CREATE TABLE IF NOT EXISTS paykit_listeners (

@@ -14,7 +14,7 @@ import type {
 } from "../../domain/saved.js";
 import { parseTraceparent } from "../../domain/trace-context.js";
 import { guardWrite } from "./migrations.js";
-import type { SqlDatabase, SqlQueryable } from "./sql-client.js";
+import type { OpenTransaction, SqlDatabase, SqlQueryable } from "./sql-client.js";
 
 /** One save: what to drop, then what to write, in one transaction. */
 export interface SaveBatch {
@@ -378,6 +378,14 @@ export class SqlStateStore {
   }
 }
 
+// The version a row is written at: the one its account's version becomes when this transaction
+// commits. A shared store bumps each written account's version once, after these statements (see
+// shared-sql.ts); one process alone never bumps it, and never reads rows by version.
+const WRITTEN_VERSION = "coalesce(a.version, 0) + 1";
+// An account whose rows this transaction deletes or hides: a copy at an older version reads it whole
+// again (a read of the rows above its version cannot see what went).
+const TRIM_VERSION = "version + 1";
+
 /**
  * Writes one save's rows in the caller's transaction. `sandbox: false` leaves the sandbox row alone
  * (a shared store writes it only when it changed, under its version: see shared-sql.ts).
@@ -395,16 +403,18 @@ export async function writeBatch(
         WHERE removed_at IS NULL AND id <> $1`,
       [b.sandbox.defaultAccountId],
     );
-    await tx.query("UPDATE paykit_accounts SET epoch = epoch + 1 WHERE id = $1", [
-      b.sandbox.defaultAccountId,
-    ]);
+    await tx.query(
+      `UPDATE paykit_accounts SET epoch = epoch + 1, trimmed_version = ${TRIM_VERSION} WHERE id = $1`,
+      [b.sandbox.defaultAccountId],
+    );
   }
   if (b.resetAccounts.length > 0) {
     // a new epoch: the old one's rows are gone for every reader at this commit, and are deleted a
     // batch at a time afterwards (SqlStateStore.purge), so a reset costs the same at any size
-    await tx.query("UPDATE paykit_accounts SET epoch = epoch + 1 WHERE id = ANY($1::text[])", [
-      b.resetAccounts,
-    ]);
+    await tx.query(
+      `UPDATE paykit_accounts SET epoch = epoch + 1, trimmed_version = ${TRIM_VERSION} WHERE id = ANY($1::text[])`,
+      [b.resetAccounts],
+    );
   }
   if (b.accounts.length > 0) {
     const rows = b.accounts.map((a) => ({
@@ -455,6 +465,14 @@ export async function writeBatch(
       [b.removedAccounts],
     );
   }
+  if (b.deletedPayins.length + b.deletedPayouts.length + b.deletedDeliveries.length > 0)
+    await tx.query(
+      `UPDATE paykit_accounts SET trimmed_version = ${TRIM_VERSION}
+        WHERE id IN (SELECT account_id FROM paykit_payins WHERE id = ANY($1::text[])
+               UNION SELECT account_id FROM paykit_payouts WHERE id = ANY($2::text[])
+               UNION SELECT account_id FROM paykit_deliveries WHERE id = ANY($3::text[]))`,
+      [b.deletedPayins, b.deletedPayouts, b.deletedDeliveries],
+    );
   if (b.deletedPayins.length > 0)
     await tx.query("DELETE FROM paykit_payins WHERE id = ANY($1::text[])", [b.deletedPayins]);
   if (b.deletedPayouts.length > 0)
@@ -482,16 +500,16 @@ export async function writeBatch(
     }));
     await tx.query(
       `INSERT INTO paykit_deliveries (id, webhook_id, account_id, epoch, resource, resource_id, status, url, state, payload,
-              traceparent, cycle_attempts, next_attempt_at, retry_at_ms, created_at, duplicate)
+              traceparent, cycle_attempts, next_attempt_at, retry_at_ms, created_at, duplicate, version)
        SELECT x.id, x.webhook_id, x.account_id, coalesce(a.epoch, 0), x.resource, x.resource_id, x.status, x.url,
               x.state, x.payload, x.traceparent, x.cycle_attempts, to_timestamp(x.retry_at_ms / 1000.0), x.retry_at_ms,
-              to_timestamp(x.created_ms / 1000.0), x.duplicate
+              to_timestamp(x.created_ms / 1000.0), x.duplicate, ${WRITTEN_VERSION}
          FROM jsonb_to_recordset($1::jsonb) AS x(id text, webhook_id text, account_id text, resource text,
               resource_id text, status text, url text, state text, payload text, traceparent text,
               cycle_attempts int, retry_at_ms bigint, created_ms float8, duplicate boolean)
          LEFT JOIN paykit_accounts a ON a.id = x.account_id
        ON CONFLICT (id) DO UPDATE SET state = EXCLUDED.state, cycle_attempts = EXCLUDED.cycle_attempts,
-              next_attempt_at = EXCLUDED.next_attempt_at, retry_at_ms = EXCLUDED.retry_at_ms`,
+              next_attempt_at = EXCLUDED.next_attempt_at, retry_at_ms = EXCLUDED.retry_at_ms, version = EXCLUDED.version`,
       [JSON.stringify(rows)],
     );
     const attempts = b.deliveries.flatMap((d) =>
@@ -544,13 +562,14 @@ async function upsertRecords(
     record: r,
   }));
   await tx.query(
-    `INSERT INTO ${table} (id, account_id, epoch, reference_id, ${method ? "payment_method, " : ""}status, amount, created_at, updated_at, record)
+    `INSERT INTO ${table} (id, account_id, epoch, reference_id, ${method ? "payment_method, " : ""}status, amount, created_at, updated_at, record, version)
      SELECT x.id, x.account_id, coalesce(a.epoch, 0), x.reference_id, ${method ? "x.payment_method, " : ""}x.status, x.amount,
-            to_timestamp(x.created_ms / 1000.0), to_timestamp(x.updated_ms / 1000.0), x.record
+            to_timestamp(x.created_ms / 1000.0), to_timestamp(x.updated_ms / 1000.0), x.record, ${WRITTEN_VERSION}
        FROM jsonb_to_recordset($1::jsonb) AS x(id text, account_id text, reference_id text, payment_method text,
             status text, amount bigint, created_ms float8, updated_ms float8, record jsonb)
        LEFT JOIN paykit_accounts a ON a.id = x.account_id
-     ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, updated_at = EXCLUDED.updated_at, record = EXCLUDED.record`,
+     ON CONFLICT (id) DO UPDATE SET status = EXCLUDED.status, updated_at = EXCLUDED.updated_at, record = EXCLUDED.record,
+            version = EXCLUDED.version`,
     [JSON.stringify(rows)],
   );
 }
@@ -558,6 +577,68 @@ async function upsertRecords(
 function updatedAt(record: { createdAt: number; transitions: { at: number }[] | null }): number {
   const t = record.transitions;
   return t === null || t.length === 0 ? record.createdAt : t[t.length - 1]!.at;
+}
+
+/** What changed in an account since a version: its settings and the rows written above that version. */
+export interface AccountChanges {
+  account: SavedAccount;
+  /** The last version that deleted or hid rows of the account (a read of changes cannot see those). */
+  trimmedVersion: number;
+  payins: SavedPayin[];
+  payouts: SavedPayout[];
+  deliveries: SavedDelivery[];
+}
+
+/**
+ * Reads, in one round trip of the caller's transaction (which holds the accounts' locks), each live
+ * account's settings and the rows written above the version its copy was read at (`since`): what a
+ * copy needs to catch up with the store, rather than reading its records again.
+ */
+export async function readChanges(
+  tx: OpenTransaction,
+  since: ReadonlyMap<string, number>,
+): Promise<Map<string, AccountChanges>> {
+  const ids = [...since.keys()];
+  const versions = ids.map((id) => since.get(id) as number);
+  const above = (t: string) =>
+    `JOIN unnest($1::text[], $2::bigint[]) AS k(id, v) ON k.id = ${t}.account_id AND ${t}.version > k.v`;
+  const results = await tx.batch([
+    {
+      text: `SELECT settings, trimmed_version::float8 AS trimmed FROM paykit_accounts
+              WHERE id = ANY($1::text[]) AND removed_at IS NULL`,
+      params: [ids],
+    },
+    {
+      text: `SELECT r.record FROM paykit_payins r ${live("r")} ${above("r")} ORDER BY r.id`,
+      params: [ids, versions],
+    },
+    {
+      text: `SELECT r.record FROM paykit_payouts r ${live("r")} ${above("r")} ORDER BY r.id`,
+      params: [ids, versions],
+    },
+    {
+      text: `${DELIVERY_SELECT} ${live("d")} ${above("d")} ORDER BY d.created_at, d.id`,
+      params: [ids, versions],
+    },
+  ]);
+  const changes = new Map<string, AccountChanges>();
+  for (const row of (results[0]?.rows ?? []) as { settings: SavedAccount; trimmed: unknown }[])
+    changes.set(row.settings.id, {
+      account: row.settings,
+      trimmedVersion: Number(row.trimmed),
+      payins: [],
+      payouts: [],
+      deliveries: [],
+    });
+  for (const { record } of (results[1]?.rows ?? []) as { record: SavedPayin }[])
+    changes.get(record.accountId)?.payins.push(record);
+  for (const { record } of (results[2]?.rows ?? []) as { record: SavedPayout }[])
+    changes.get(record.accountId)?.payouts.push(record);
+  for (const row of (results[3]?.rows ?? []) as unknown as DeliveryRow[]) {
+    const delivery = deliveryFrom(row);
+    changes.get(delivery.accountId)?.deliveries.push(delivery);
+  }
+  return changes;
 }
 
 interface DeliveryRow {

@@ -3,6 +3,7 @@ import type { AccountKeys } from "../../domain/accounts.js";
 import { retentionMs } from "../../domain/retention-period.js";
 import { type CreateEngineOptions, createEngine, type MockEngine } from "../../http/engine.js";
 import { type HostAllowList, hostAllowList } from "../../http/host-guard.js";
+import type { AccountLoads } from "../../stores/account-loader.js";
 import {
   type MockStoreOption,
   openDurableStore,
@@ -63,13 +64,9 @@ export interface MockServerOptions extends CreateEngineOptions {
   cacheRecords?: number;
 }
 
-/** Accounts a durable store's process read in on use, and took out of memory again. */
-export interface AccountLoads {
-  loads: number;
-  unloads: number;
-}
+export type { AccountLoads };
 
-const NO_LOADS: AccountLoads = Object.freeze({ loads: 0, unloads: 0 });
+const NO_LOADS: AccountLoads = Object.freeze({ loads: 0, unloads: 0, caughtUp: 0, readAgain: 0 });
 
 /** A running mock service for a test. */
 export interface MockServer {
