@@ -92,10 +92,12 @@ export function adoptSavedAccount(state: MockState, saved: SavedAccountRecords):
 
 /**
  * Brings an account in memory up to the store by what another process wrote since its copy was read
- * (a shared store): its settings and balance totals, its clock, and the records and deliveries it
- * made. Answers false, changing nothing, when that cannot be done in place: the account's keys
- * changed, or a record or delivery the copy holds was written again (a status it moved on, an attempt
- * it made): the copy is then read again whole.
+ * (a shared store): its settings and balance totals, its clock, the payins it made or moved on, and
+ * the payouts and deliveries it made. A payin's work checks its status when it runs (an expiry, a
+ * reserve release), so the copy's payin takes the saved fields in place. Answers false, changing
+ * nothing, when that cannot be done in place: the account's keys changed, or a payout or delivery
+ * the copy holds was written again (a payout's steps and a delivery's attempts are scheduled work
+ * of the copy's own): the copy is then read again whole.
  */
 export function adoptAccountChanges(
   state: MockState,
@@ -113,12 +115,19 @@ export function adoptAccountChanges(
     saved.merchantPixKey !== account.merchantPixKey
   )
     return false;
-  if (changes.payins.some((p) => state.payins.get(p.id) !== undefined)) return false;
   if (changes.payouts.some((p) => account.payoutsById.has(p.id))) return false;
   if (changes.deliveries.some((d) => state.outbox.accountOf(d.id) !== null)) return false;
   applySavedSettings(account, saved);
   const time = state.timeOf(account.id);
   time.offsetMs = saved.clockOffsetMs;
+  for (const s of changes.payins) {
+    const held = state.payins.get(s.id);
+    if (held === undefined || held.accountId !== account.id) continue;
+    const released = held.reserveReleaseAt === null;
+    Object.assign(held, payinFrom(s, account));
+    // approved elsewhere with a reserve: its release is this copy's work from now on too
+    if (released) scheduleReserveRelease(state, account, held);
+  }
   adoptSavedRecords(state, account, changes);
   time.scheduler.arm();
   return true;

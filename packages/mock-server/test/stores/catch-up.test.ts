@@ -66,12 +66,31 @@ describe("a copy another process wrote since it was read", () => {
     expect(after.loads).toBe(before.loads);
   });
 
-  it("is read again whole when a record it holds was written again elsewhere, and answers the store's state", async () => {
+  it("takes a payin paid elsewhere in place: its status, the balance, and the event's delivery", async () => {
     const [a, b] = await twoProcesses();
-    const payin = await call<{ id: string }>(a, "POST", "/payin", pixPayin({ amount: 5000 }));
+    const webhookUrl = "http://127.0.0.1:9/hook";
+    const payin = await call<{ id: string }>(a, "POST", "/payin", pixPayin({ amount: 5000, webhookUrl }));
     const before = a.store.accountLoads;
     await b.control.payPayin(payin.id);
     expect((await call<{ status: string }>(a, "GET", `/payin/${payin.id}`)).status).toBe("APPROVED");
+    expect(await balanceOf(a)).toEqual(await balanceOf(b));
+    const events = async (server: MockServer) =>
+      (await server.control.webhooks(server.account.accountId)).map((d) => `${d.resourceId} ${d.status}`);
+    expect(await events(a)).toEqual([`${payin.id} APPROVED`]);
+    expect(await events(b)).toEqual([`${payin.id} APPROVED`]);
+    // paid once: a second pay through a is refused, as the store's payin is final
+    await expect(a.control.payPayin(payin.id)).rejects.toMatchObject({ status: 400 });
+    // (the delivery's attempts, made by whichever process claims them, may have a copy read again later)
+    expect(a.store.accountLoads.caughtUp).toBeGreaterThan(before.caughtUp);
+  });
+
+  it("is read again whole when a payout it holds moved on elsewhere, and answers the store's state", async () => {
+    const [a, b] = await twoProcesses();
+    const payout = await call<{ id: string }>(a, "POST", "/payout", payoutBody({ referenceId: ref("w") }));
+    const before = a.store.accountLoads;
+    await b.control.advancePayout(payout.id);
+    const listed = await call<{ data: { id: string; status: string }[] }>(a, "GET", "/payout");
+    expect(listed.data.find((p) => p.id === payout.id)?.status).toBe("PROCESSING");
     expect(await balanceOf(a)).toEqual(await balanceOf(b));
     expect(a.store.accountLoads.readAgain).toBeGreaterThan(before.readAgain);
   });
