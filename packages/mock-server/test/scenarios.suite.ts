@@ -1,5 +1,5 @@
 import { parseBoletoLine, parseBrCode } from "@paykit/contract";
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { warmStore } from "./durable-harness.js";
 import {
   apiOf,
@@ -34,22 +34,6 @@ export function scenarioSuite(transport: TransportName): void {
     afterEach(() => h.close());
 
     describe("authentication (spec: Authentication; docs/decisions.md: Authentication)", () => {
-      it.each([
-        ["no Authorization header", undefined],
-        ["a wrong secret key", "wrong"],
-        ["not Basic", "bearer"],
-      ])("answers 401 UNAUTHORIZED for %s", async (_, variant) => {
-        const headers: Record<string, string> = {};
-        if (variant === "wrong")
-          headers.authorization = basic({ publicKey: h.account.publicKey, secretKey: "sk_test_nope" });
-        if (variant === "bearer") headers.authorization = `Bearer ${h.account.secretKey}`;
-        const res = await h.send("/payout", { headers });
-        expect(res).not.toBe("dropped");
-        const r = res as Response;
-        expect(r.status).toBe(401);
-        expect(await r.json()).toMatchObject({ code: "UNAUTHORIZED" });
-      });
-
       it("answers 403 KYC_NOT_APPROVED on every request of an account without KYC", async () => {
         const keys = await h.control.createAccount({ kycApproved: false });
         const other = apiOf(h, keys);
@@ -231,47 +215,6 @@ export function scenarioSuite(transport: TransportName): void {
           cardPayin(undefined, { card: { token: "tok_123", installments: 3 } }),
         );
         expect(token).toMatchObject({ status: 201, body: { status: "APPROVED" } });
-      });
-    });
-
-    describe("bad requests never crash the mock (docs/decisions.md: Wire decisions: error body)", () => {
-      const auth = () => ({ authorization: basic(h.account) });
-      it.each([
-        ["malformed JSON", "{not json", "application/json", 400, "INVALID_DATA"],
-        ["a JSON array", "[]", "application/json", 400, "INVALID_DATA"],
-        ["JSON null", "null", "application/json", 400, "INVALID_DATA"],
-        ["no content type", JSON.stringify({}), "", 415, "UNSUPPORTED_MEDIA_TYPE"],
-        ["text/plain", JSON.stringify({}), "text/plain", 415, "UNSUPPORTED_MEDIA_TYPE"],
-      ])("POST /payin with %s answers %i %s", async (_, body, type, status, code) => {
-        const headers: Record<string, string> = auth();
-        if (type) headers["content-type"] = type;
-        const res = (await h.send("/payin", { method: "POST", headers, body })) as Response;
-        expect(res.status).toBe(status);
-        expect(await res.json()).toMatchObject({ code });
-      });
-
-      it("answers 413 PAYLOAD_TOO_LARGE to a body over 1 MiB", async () => {
-        const body = JSON.stringify({ ...pixPayin(), pad: "x".repeat(1024 * 1024 + 10) });
-        const res = (await h.send("/payin", {
-          method: "POST",
-          headers: { ...auth(), "content-type": "application/json" },
-          body,
-        })) as Response;
-        expect(res.status).toBe(413);
-        expect(await res.json()).toMatchObject({ code: "PAYLOAD_TOO_LARGE" });
-      });
-
-      it.each([
-        ["GET", "/nothing-here", 404, "NOT_FOUND"],
-        ["GET", "/payout/po_123", 404, "NOT_FOUND"],
-        ["DELETE", "/payin", 405, "METHOD_NOT_ALLOWED"],
-        ["PUT", "/payout", 405, "METHOD_NOT_ALLOWED"],
-        ["GET", "/payin/pi_unknown", 404, "NOT_FOUND"],
-      ])("%s %s answers %i %s", async (method, path, status, code) => {
-        const res = (await h.send(path, { method, headers: auth() })) as Response;
-        expect(res.status).toBe(status);
-        expect(await res.json()).toMatchObject({ code });
-        if (status === 405) expect(res.headers.get("allow")).toBeTruthy();
       });
     });
 
@@ -808,6 +751,76 @@ export function scenarioSuite(transport: TransportName): void {
       expect(JSON.stringify(record.body)).not.toContain(number);
       expect(JSON.stringify(record.body)).not.toContain('123"');
       void ref;
+    });
+  });
+
+  // Requests the mock refuses before they change anything: they share one mock (a fresh store per
+  // test would only start and compare servers).
+  describe(`requests the mock refuses, over ${transport}`, () => {
+    let h: Harness;
+    beforeAll(async () => {
+      await warmStore(transport);
+      h = await startHarness(transport, { autoAdvance: false });
+    }, 120_000);
+    afterAll(() => h?.close());
+
+    describe("authentication (spec: Authentication; docs/decisions.md: Authentication)", () => {
+      it.each([
+        ["no Authorization header", undefined],
+        ["a wrong secret key", "wrong"],
+        ["not Basic", "bearer"],
+      ])("answers 401 UNAUTHORIZED for %s", async (_, variant) => {
+        const headers: Record<string, string> = {};
+        if (variant === "wrong")
+          headers.authorization = basic({ publicKey: h.account.publicKey, secretKey: "sk_test_nope" });
+        if (variant === "bearer") headers.authorization = `Bearer ${h.account.secretKey}`;
+        const res = await h.send("/payout", { headers });
+        expect(res).not.toBe("dropped");
+        const r = res as Response;
+        expect(r.status).toBe(401);
+        expect(await r.json()).toMatchObject({ code: "UNAUTHORIZED" });
+      });
+    });
+
+    describe("bad requests never crash the mock (docs/decisions.md: Wire decisions: error body)", () => {
+      const auth = () => ({ authorization: basic(h.account) });
+      it.each([
+        ["malformed JSON", "{not json", "application/json", 400, "INVALID_DATA"],
+        ["a JSON array", "[]", "application/json", 400, "INVALID_DATA"],
+        ["JSON null", "null", "application/json", 400, "INVALID_DATA"],
+        ["no content type", JSON.stringify({}), "", 415, "UNSUPPORTED_MEDIA_TYPE"],
+        ["text/plain", JSON.stringify({}), "text/plain", 415, "UNSUPPORTED_MEDIA_TYPE"],
+      ])("POST /payin with %s answers %i %s", async (_, body, type, status, code) => {
+        const headers: Record<string, string> = auth();
+        if (type) headers["content-type"] = type;
+        const res = (await h.send("/payin", { method: "POST", headers, body })) as Response;
+        expect(res.status).toBe(status);
+        expect(await res.json()).toMatchObject({ code });
+      });
+
+      it("answers 413 PAYLOAD_TOO_LARGE to a body over 1 MiB", async () => {
+        const body = JSON.stringify({ ...pixPayin(), pad: "x".repeat(1024 * 1024 + 10) });
+        const res = (await h.send("/payin", {
+          method: "POST",
+          headers: { ...auth(), "content-type": "application/json" },
+          body,
+        })) as Response;
+        expect(res.status).toBe(413);
+        expect(await res.json()).toMatchObject({ code: "PAYLOAD_TOO_LARGE" });
+      });
+
+      it.each([
+        ["GET", "/nothing-here", 404, "NOT_FOUND"],
+        ["GET", "/payout/po_123", 404, "NOT_FOUND"],
+        ["DELETE", "/payin", 405, "METHOD_NOT_ALLOWED"],
+        ["PUT", "/payout", 405, "METHOD_NOT_ALLOWED"],
+        ["GET", "/payin/pi_unknown", 404, "NOT_FOUND"],
+      ])("%s %s answers %i %s", async (method, path, status, code) => {
+        const res = (await h.send(path, { method, headers: auth() })) as Response;
+        expect(res.status).toBe(status);
+        expect(await res.json()).toMatchObject({ code });
+        if (status === 405) expect(res.headers.get("allow")).toBeTruthy();
+      });
     });
   });
 }

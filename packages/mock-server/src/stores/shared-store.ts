@@ -233,11 +233,11 @@ export class SharedStore implements StatePersistence {
       polled: (accountId) => this.#listenerPolled(accountId),
       left: (accountId) => this.#listenerLeft(accountId),
     };
+    // The default account comes with its settings alone, so that a start reads no records however
+    // many it has: with no version known, its copy is read again whole, records and work, by the first
+    // request that locks it (or the due pass, when its work falls due first).
     restoreStart(state, this.#start.saved);
     this.#sandboxVersion = this.#start.versions.sandbox;
-    const id = state.defaultAccount.id;
-    const version = this.#start.versions.accounts.get(id);
-    if (version !== undefined) this.#versions.set(id, { account: state.defaultAccount, version });
     this.#loader = new AccountLoader(
       state,
       this.#reads,
@@ -1200,10 +1200,8 @@ export async function openSharedStore(
     for (;;) {
       const sandbox = await readSandbox(readDb);
       if (sandbox === null) throw new Error("the shared sandbox has no sandbox row after its creation");
-      // versions first: a write between them and the read makes the copy look stale, never fresh
-      const versions = await accountVersions(readDb, [sandbox.value.defaultAccountId]);
-      versions.sandbox = sandbox.version;
-      const saved = await reads.loadStart(options.defaultPublicKey, { records: "active" });
+      const versions: Versions = { accounts: new Map(), sandbox: sandbox.version };
+      const saved = await reads.loadStart(options.defaultPublicKey, { records: false });
       if (saved !== null)
         return new SharedStore(db, readDb, { saved, versions }, { ...options, where: shownUrl(url) });
     }

@@ -125,7 +125,8 @@ describe.each(["pglite", "postgres"] as const)("accounts load on use (%s)", (kin
     const payinA = await (await api(mock, a).post("/payin", pixPayin({ referenceId: ref("a") }))).json();
     const payinB = await (await api(mock, b).post("/payin", pixPayin({ referenceId: ref("b") }))).json();
     const before = await (await api(mock, a).get(`/payin/${payinA.id}`)).json();
-    // the default account's history: read at start with its active records alone, the rest when named
+    // the default account's history: its active records read with it (at start with one process; on
+    // first use on a shared PostgreSQL store, whose start reads no records), the rest when named
     const own = api(mock, mock.account);
     const settled = await (await own.post("/payin", pixPayin({ referenceId: ref("own") }))).json();
     await control().payPayin(settled.id);
@@ -138,6 +139,8 @@ describe.each(["pglite", "postgres"] as const)("accounts load on use (%s)", (kin
 
     mock = await start(store);
     expect(mock.store.accountLoads).toMatchObject({ loads: 0, unloads: 0 });
+    // the shared store's start read no records: the default account's first use reads it
+    const first = kind === "postgres" ? 1 : 0;
     // the default account answers without reading another account
     expect(await (await api(mock, mock.account).get(`/payin/${settled.id}`)).json()).toEqual(ownPayin);
     expect(await (await api(mock, mock.account).get("/payout?limit=10")).json()).toEqual(ownPayouts);
@@ -146,25 +149,25 @@ describe.each(["pglite", "postgres"] as const)("accounts load on use (%s)", (kin
       payoutBody({ amount: 2_000, referenceId: "own-payout" }),
     );
     expect(repeated.status).toBe(400);
-    expect(mock.store.accountLoads.loads).toBe(0);
+    expect(mock.store.accountLoads.loads).toBe(first);
     // the account list reads every account's settings, not their records, and keeps none of them
     expect(await control().accounts()).toEqual(listed);
-    expect(mock.store.accountLoads).toMatchObject({ loads: 2, unloads: 2 });
+    expect(mock.store.accountLoads).toMatchObject({ loads: first + 2, unloads: 2 });
     expect((await control().getAccount(b.accountId)).balance).toEqual(
       listed.find((x) => x.accountId === b.accountId)?.balance,
     );
-    expect(mock.store.accountLoads).toMatchObject({ loads: 3, unloads: 3 });
+    expect(mock.store.accountLoads).toMatchObject({ loads: first + 3, unloads: 3 });
     // a's keys read a
     expect(await (await api(mock, a).get(`/payin/${payinA.id}`)).json()).toEqual(before);
-    expect(mock.store.accountLoads.loads).toBe(4);
+    expect(mock.store.accountLoads.loads).toBe(first + 4);
     // a control call naming b's payin reads b
     await control().payPayin(payinB.id);
-    expect(mock.store.accountLoads.loads).toBe(5);
+    expect(mock.store.accountLoads.loads).toBe(first + 5);
     expect((await (await api(mock, b).get(`/payin/${payinB.id}`)).json()).status).toBe("APPROVED");
     // keys that match no account read nothing, and are refused as before
     const stranger = await api(mock, { publicKey: "pk_nobody", secretKey: "sk_nobody" }).get("/payout");
     expect(stranger.status).toBe(401);
-    expect(mock.store.accountLoads).toMatchObject({ loads: 5, unloads: 3 });
+    expect(mock.store.accountLoads).toMatchObject({ loads: first + 5, unloads: 3 });
   });
 
   it("idle accounts leave memory past cacheRecords and come back answering exactly as before", async () => {

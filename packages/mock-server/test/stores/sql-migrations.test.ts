@@ -7,7 +7,13 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnGroup } from "../../../../scripts/processes.mjs";
 import { sharedPostgresUrl } from "../../../../tests/support/services.js";
-import { MIGRATIONS, migrate, SCHEMA_VERSION, SchemaTooNewError } from "../../src/stores/sql/migrations.js";
+import {
+  MIGRATION_LOCK,
+  MIGRATIONS,
+  migrate,
+  SCHEMA_VERSION,
+  SchemaTooNewError,
+} from "../../src/stores/sql/migrations.js";
 import { openPglite, openPostgres, type SqlDatabase } from "../../src/stores/sql/sql-client.js";
 
 let postgres: { url: string };
@@ -130,6 +136,32 @@ describe.each(Object.keys(ENGINES))("schema migrations on %s", (engine) => {
       await expect(
         db.query("UPDATE paykit_balances SET available = available - 100 WHERE account_id = 'acct_a'"),
       ).rejects.toMatchObject({ code: "23514" });
+    } finally {
+      await db.close();
+    }
+  });
+});
+
+describe("a process starting on a current schema beside others serving it", () => {
+  it("takes no lock: a transaction of another process (its shared hold on the migration lock) does not hold its start", async () => {
+    const db = await ENGINES.postgres();
+    try {
+      await migrate(db);
+      const name = (await db.query<{ name: string }>("SELECT current_database() AS name")).rows[0]!.name;
+      const serving = await openPostgres(databaseUrl(name), { max: 1 });
+      const tx = await (serving.begin as NonNullable<SqlDatabase["begin"]>)();
+      try {
+        // what every request's transaction holds until it commits
+        await tx.query("SELECT pg_advisory_xact_lock_shared($1)", [MIGRATION_LOCK]);
+        const started = await Promise.race([
+          migrate(db).then(() => "started"),
+          new Promise((resolve) => setTimeout(() => resolve("waited"), 5_000)),
+        ]);
+        expect(started).toBe("started");
+      } finally {
+        await tx.rollback();
+        await serving.close();
+      }
     } finally {
       await db.close();
     }

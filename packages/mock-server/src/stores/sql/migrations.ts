@@ -301,6 +301,16 @@ export async function migrate(
   migrations: readonly Migration[] = MIGRATIONS,
 ): Promise<{ from: number; to: number }> {
   const known = knownVersion(migrations);
+  // A schema already current needs no lock: a process starting beside others that serve the store
+  // does not queue its start behind their transactions (nor theirs behind its exclusive lock).
+  const present = await db.query<{ present: boolean }>(
+    "SELECT to_regclass('paykit_schema_migrations') IS NOT NULL AS present",
+  );
+  if (present.rows[0]?.present === true) {
+    const from = await appliedVersion(db);
+    if (from > known) throw new SchemaTooNewError(from, known);
+    if (from === known) return { from, to: known };
+  }
   return db.transaction(async (tx) => {
     // Held until the transaction ends: processes starting together migrate one after another.
     await tx.query("SELECT pg_advisory_xact_lock($1)", [MIGRATION_LOCK]);
