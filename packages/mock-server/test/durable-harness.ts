@@ -15,6 +15,7 @@ import {
   createMockServer,
   type MockControl,
   type MockEngine,
+  type MockServer,
 } from "../src/index.js";
 import { Persister } from "../src/stores/persister.js";
 import { migrate } from "../src/stores/sql/migrations.js";
@@ -147,12 +148,37 @@ export async function startEngine(
   };
 }
 
+/** Two mock servers on one PostgreSQL store, and what they reported as errors. */
+interface Cluster {
+  db: SqlDatabase;
+  first: MockServer;
+  second: MockServer;
+  errors: unknown[];
+  adminToken: string;
+  options: string;
+}
+
+/** The cluster the current file's tests share, when it asked for that (see {@link shareClusters}). */
+let shared: { cluster: Promise<Cluster> | null } | null = null;
+
 /**
- * Two mock servers on one PostgreSQL database, equal (each request is a transaction of its own), the
- * tests talking to the second: the first takes its share of the due work and the deliveries of the
- * same rows. At the end the store is compared with what the first one reads of it.
+ * From now on (true) the cluster harnesses of one file share their two servers: each test starts from
+ * a reset sandbox (`POST /_mock/reset`, as a team resets its sandbox between runs) rather than from an
+ * emptied database and two new processes, whose start took most of a test's time. False closes them.
  */
-export async function startClusterHarness(options: CreateEngineOptions): Promise<Harness> {
+export async function shareClusters(on: boolean): Promise<void> {
+  const current = shared;
+  shared = on ? { cluster: null } : null;
+  const cluster = await current?.cluster?.catch(() => null);
+  if (cluster) await closeCluster(cluster);
+}
+
+async function closeCluster(cluster: Cluster): Promise<void> {
+  await cluster.second.close();
+  await cluster.first.close();
+}
+
+async function openCluster(options: CreateEngineOptions): Promise<Cluster> {
   const db = await databaseFor("postgres");
   await emptyTables(db);
   const url = (await sharedPostgresUrl()).replace(/\/[^/]*$/, `/${await databaseName(db)}`);
@@ -167,6 +193,26 @@ export async function startClusterHarness(options: CreateEngineOptions): Promise
   };
   const first = await createMockServer(common);
   const second = await createMockServer(common);
+  return { db, first, second, errors, adminToken, options: JSON.stringify(options) };
+}
+
+/**
+ * Two mock servers on one PostgreSQL database, equal (each request is a transaction of its own), the
+ * tests talking to the second: the first takes its share of the due work and the deliveries of the
+ * same rows. At the end the store is compared with what the first one reads of it.
+ */
+export async function startClusterHarness(options: CreateEngineOptions): Promise<Harness> {
+  const sharing = shared;
+  let cluster: Cluster;
+  const reused = sharing?.cluster ? await sharing.cluster.catch(() => null) : null;
+  if (reused && reused.options === JSON.stringify(options)) cluster = reused;
+  else {
+    if (reused) await closeCluster(reused);
+    const opening = openCluster(options);
+    if (sharing) sharing.cluster = opening;
+    cluster = await opening;
+  }
+  const { db, first, second, errors, adminToken } = cluster;
 
   return {
     name: "cluster",
@@ -175,12 +221,21 @@ export async function startClusterHarness(options: CreateEngineOptions): Promise
     control: createHttpControl({ url: second.url, adminToken }),
     account: second.account,
     async close() {
+      let kept = false;
       try {
         await expectSavedAsLive(first.engine.control, new SqlStateStore(db), options);
         expect(errors).toEqual([]);
+        if (sharing !== null && sharing === shared) {
+          // the next test starts from the sandbox's start state, on the same two processes
+          await second.control.reset();
+          kept = true;
+        }
       } finally {
-        await second.close();
-        await first.close();
+        errors.length = 0;
+        if (!kept) {
+          if (sharing?.cluster) sharing.cluster = null;
+          await closeCluster(cluster);
+        }
       }
     },
   };

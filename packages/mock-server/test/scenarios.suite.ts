@@ -1,6 +1,6 @@
 import { parseBoletoLine, parseBrCode } from "@paykit/contract";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { warmStore } from "./durable-harness.js";
+import { shareClusters, warmStore } from "./durable-harness.js";
 import {
   apiOf,
   basic,
@@ -22,7 +22,13 @@ import {
 /** Registers the whole scenario suite over one transport or store. */
 export function scenarioSuite(transport: TransportName): void {
   describe(`the mock service over ${transport}`, () => {
-    beforeAll(() => warmStore(transport), 120_000);
+    beforeAll(async () => {
+      await warmStore(transport);
+      // two new processes per test took most of each test's time: the tests share them, each
+      // starting from a reset sandbox
+      if (transport === "cluster") await shareClusters(true);
+    }, 120_000);
+    afterAll(() => shareClusters(false));
     let h: Harness;
     let api: ReturnType<typeof apiOf>;
     beforeEach(async () => {

@@ -569,6 +569,35 @@ export class SharedStore implements StatePersistence {
     }
   }
 
+  #purging: Promise<void> | null = null;
+  #purgeAgain = false;
+
+  /**
+   * Deletes what resets and removals hid, a batch per short transaction, right after their commit
+   * (the retention sweep would otherwise find it within five minutes); one purge at a time, and one
+   * asked for meanwhile runs once it ends.
+   */
+  #purgeSoon(): void {
+    if (this.#stopped || this.#refusal !== null) return;
+    if (this.#purging !== null) {
+      this.#purgeAgain = true;
+      return;
+    }
+    this.#purging = this.#reads
+      .purge(() => this.#stopped || this.#refusal !== null)
+      .then(
+        () => {},
+        (error: unknown) => this.#report(error),
+      )
+      .finally(() => {
+        this.#purging = null;
+        if (this.#purgeAgain) {
+          this.#purgeAgain = false;
+          this.#purgeSoon();
+        }
+      });
+  }
+
   /** Stops: nothing more is saved (a change made after is never saved). */
   stop(): void {
     this.#stopped = true;
@@ -584,6 +613,8 @@ export class SharedStore implements StatePersistence {
   /** Closes both pools. */
   async close(): Promise<void> {
     this.stop();
+    // a purge under way ends after its step (it checks between two)
+    await this.#purging;
     await Promise.allSettled([this.#db.close(), this.#readDb.close()]);
   }
 
@@ -825,6 +856,9 @@ export class SharedStore implements StatePersistence {
       if (written.sandbox >= 0) this.#sandboxVersion = written.sandbox;
       this.commits += 1;
       for (const id of deliveries) this.#settleDelivery(id, null);
+      // a reset's old rows and a removed account's rows are deleted behind it, a batch at a time
+      if (batch.everything || batch.resetAccounts.length > 0 || batch.removedAccounts.length > 0)
+        this.#purgeSoon();
     } catch (error) {
       await tx.rollback();
       // this process's copies hold what the store may not: they go, and are read again

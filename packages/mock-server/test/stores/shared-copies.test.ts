@@ -3,6 +3,8 @@
 // served, by the process that still holds it.
 import { afterEach, describe, expect, it } from "vitest";
 import { createMockServer, type MockServer } from "../../src/index.js";
+import { openPostgres } from "../../src/stores/sql/sql-client.js";
+import { basic, pixPayin } from "../fixtures.js";
 import { ADMIN_TOKEN, newDatabase } from "./processes.js";
 
 const servers: MockServer[] = [];
@@ -10,8 +12,9 @@ afterEach(async () => {
   for (const server of servers.splice(0)) await server.close();
 });
 
+let url = "";
 async function twoProcesses(): Promise<[MockServer, MockServer]> {
-  const url = await newDatabase("copies");
+  url = await newDatabase("copies");
   const options = { adminToken: ADMIN_TOKEN, autoAdvance: false, store: { url } } as const;
   const a = await createMockServer(options);
   servers.push(a);
@@ -39,5 +42,31 @@ describe("copies of accounts another process removed", () => {
     expect(await listed(a)).not.toContain(accountId);
     await expect(a.control.accountClock(accountId)).rejects.toMatchObject({ status: 404 });
     expect(await listed(b)).toEqual(await listed(a));
+  });
+
+  it("have their rows deleted right after the reset, a batch at a time, not at the next retention sweep", async () => {
+    const [a, b] = await twoProcesses();
+    const keys = await a.control.createAccount({ balance: 1_000 });
+    for (let i = 0; i < 20; i++) {
+      const res = await fetch(`${a.url}/payin`, {
+        method: "POST",
+        headers: { authorization: basic(keys), "content-type": "application/json" },
+        body: JSON.stringify(pixPayin()),
+      });
+      expect(res.status).toBe(201);
+    }
+    await b.control.resetAccount(keys.accountId);
+    const db = await openPostgres(url, { max: 1 });
+    const left = async () =>
+      (
+        await db.query<{ n: number }>("SELECT count(*)::int AS n FROM paykit_payins WHERE account_id = $1", [
+          keys.accountId,
+        ])
+      ).rows[0]?.n;
+    try {
+      await expect.poll(left, { timeout: 10_000 }).toBe(0);
+    } finally {
+      await db.close();
+    }
   });
 });
