@@ -1061,31 +1061,35 @@ describe("fuzz: no input makes the mock answer 5xx or a non-JSON error", () => {
 
   it(
     "cluster: the same batches through the second of two mock servers on one PostgreSQL store",
-    () =>
-      httpBatches(
-        totals.cluster,
-        async () => {
-          const db = await databaseFor("postgres");
-          await db.exec(`TRUNCATE ${TABLES.join(", ")}`);
-          const store = {
-            url: (await sharedPostgresUrl()).replace(/\/[^/]*$/, `/${await databaseName(db)}`),
-          };
-          const options = { adminToken: ADMIN_TOKEN, sharedSandbox: false, fetch: noWebhooks, store };
-          const first = await createMockServer(options);
-          const second = await createMockServer(options);
+    async () => {
+      // one pair for every batch, each batch starting from a reset sandbox (two processes' start on
+      // PostgreSQL per batch took most of the suite's budget on a loaded machine)
+      let pair: { first: MockServer; second: MockServer } | null = null;
+      try {
+        await httpBatches(totals.cluster, async () => {
+          if (pair === null) {
+            const db = await databaseFor("postgres");
+            await db.exec(`TRUNCATE ${TABLES.join(", ")}`);
+            const store = {
+              url: (await sharedPostgresUrl()).replace(/\/[^/]*$/, `/${await databaseName(db)}`),
+            };
+            const options = { adminToken: ADMIN_TOKEN, sharedSandbox: false, fetch: noWebhooks, store };
+            const first = await createMockServer(options);
+            pair = { first, second: await createMockServer(options) };
+          }
+          const { second } = pair;
           return {
             url: second.url,
             account: second.account,
-            async close() {
-              await second.close();
-              await first.close();
-            },
+            close: () => second.control.reset(),
           };
-          // two processes' start on PostgreSQL per batch: on a loaded machine the HTTP suite's budget
-          // could end before the first batch did (fast-check then reports "interrupted after 0 tests")
-        },
-        3 * HTTP_TIME_MS,
-      ),
+        });
+      } finally {
+        const open = pair as { first: MockServer; second: MockServer } | null;
+        await open?.second.close();
+        await open?.first.close();
+      }
+    },
     60_000 * SCALE,
   );
 });
