@@ -107,6 +107,26 @@ interface PgModule {
   Pool?: new (config: object) => PgPool;
 }
 
+/** The `options` a PostgreSQL URL gives the server at connection start (`?options=-c%20…`), or "". */
+function startupOptionsOf(url: string): string {
+  try {
+    return new URL(url).searchParams.get("options") ?? "";
+  } catch {
+    return "";
+  }
+}
+
+function withoutStartupOptions(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (!parsed.searchParams.has("options")) return url;
+    parsed.searchParams.delete("options");
+    return parsed.toString();
+  } catch {
+    return url;
+  }
+}
+
 /** A PostgreSQL database at `url` (`postgres://user@host:port/db`), through a node-postgres pool. */
 export async function openPostgres(
   url: string,
@@ -115,17 +135,27 @@ export async function openPostgres(
   const pg = await importDriver<PgModule>("pg", "--store postgres://…");
   const Pool = pg.Pool ?? pg.default?.Pool;
   if (!Pool) throw new SqlDriverMissingError("the pg package has no Pool export");
-  const pool = new Pool({ connectionString: url, max: options.max ?? 10 });
+  // A process stopped (SIGSTOP, a debugger) with a transaction open would hold its row locks, and
+  // with them every other process, for as long as it stays stopped: the server ends such a session.
+  // Set at connection start (libpq's `options`, after any the URL gives), not by a query on connect,
+  // which would run beside the pool's first query on that connection.
+  const startup =
+    options.idleInTransactionMs === undefined
+      ? undefined
+      : [
+          startupOptionsOf(url),
+          `-c idle_in_transaction_session_timeout=${Math.floor(options.idleInTransactionMs)}`,
+        ]
+          .filter((part) => part !== "")
+          .join(" ");
+  // (node-postgres takes a URL's parameters over the config's: the URL goes without its `options`)
+  const pool = new Pool({
+    connectionString: startup === undefined ? url : withoutStartupOptions(url),
+    max: options.max ?? 10,
+    ...(startup === undefined ? {} : { options: startup }),
+  });
   // An idle connection that the server closes (a restart, a failover) must not crash the mock.
   pool.on("error", () => {});
-  if (options.idleInTransactionMs !== undefined) {
-    // A process stopped (SIGSTOP, a debugger) with a transaction open would hold its row locks, and
-    // with them every other process, for as long as it stays stopped: the server ends such a session.
-    const limit = Math.floor(options.idleInTransactionMs);
-    pool.on("connect", (client) => {
-      client.query(`SET idle_in_transaction_session_timeout = ${limit}`).catch(() => {});
-    });
-  }
   return {
     engine: "postgres",
     query: (text, params) => pool.query(text, params as unknown[]),
