@@ -3,9 +3,9 @@
 // account again whole only when it must: a record it holds written again, a reset. Either way it
 // answers what the store holds.
 import { afterEach, describe, expect, it } from "vitest";
-import { createMockServer, type MockServer } from "../../src/index.js";
+import type { MockServer } from "../../src/index.js";
 import { basic, payoutBody, pixPayin, ref } from "../fixtures.js";
-import { ADMIN_TOKEN, newDatabase } from "./processes.js";
+import { twoMockServers } from "./processes.js";
 
 const servers: MockServer[] = [];
 afterEach(async () => {
@@ -13,12 +13,7 @@ afterEach(async () => {
 });
 
 async function twoProcesses(): Promise<[MockServer, MockServer]> {
-  const url = await newDatabase("catchup");
-  const options = { adminToken: ADMIN_TOKEN, autoAdvance: false, store: { url } } as const;
-  const a = await createMockServer(options);
-  servers.push(a);
-  const b = await createMockServer(options);
-  servers.push(b);
+  const { a, b } = await twoMockServers("catchup", servers);
   return [a, b];
 }
 

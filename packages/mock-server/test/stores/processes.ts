@@ -11,6 +11,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { expect } from "vitest";
 import { spawnGroup } from "../../../../scripts/processes.mjs";
 import { sharedPgliteTemplate, sharedPostgresUrl } from "../../../../tests/support/services.js";
+import { createMockServer, type MockServer } from "../../src/index.js";
 import { openPostgres } from "../../src/stores/sql/sql-client.js";
 import { mockCli } from "../cli-bundle.js";
 import { basic, payoutBody, pixPayin } from "../fixtures.js";
@@ -86,6 +87,23 @@ export async function newDatabase(prefix: string): Promise<string> {
   await admin.query(`CREATE DATABASE ${name}`);
   await admin.close();
   return url.replace(/\/[^/]*$/, `/${name}`);
+}
+
+/**
+ * Two mock servers of this test process on a new PostgreSQL database (a shared sandbox without
+ * automatic payout steps), put in `servers` for the test's cleanup; and the database's URL.
+ */
+export async function twoMockServers(
+  prefix: string,
+  servers: MockServer[],
+): Promise<{ a: MockServer; b: MockServer; url: string }> {
+  const url = await newDatabase(prefix);
+  const options = { adminToken: ADMIN_TOKEN, autoAdvance: false, store: { url } } as const;
+  const a = await createMockServer(options);
+  servers.push(a);
+  const b = await createMockServer(options);
+  servers.push(b);
+  return { a, b, url };
 }
 
 /** One delivery a receiver got. */

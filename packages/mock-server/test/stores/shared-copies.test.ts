@@ -2,10 +2,10 @@
 // account that another process removed (here by a reset of the whole sandbox) must not be listed, nor
 // served, by the process that still holds it.
 import { afterEach, describe, expect, it } from "vitest";
-import { createMockServer, type MockServer } from "../../src/index.js";
+import type { MockServer } from "../../src/index.js";
 import { openPostgres } from "../../src/stores/sql/sql-client.js";
 import { basic, pixPayin } from "../fixtures.js";
-import { ADMIN_TOKEN, newDatabase } from "./processes.js";
+import { twoMockServers } from "./processes.js";
 
 const servers: MockServer[] = [];
 afterEach(async () => {
@@ -14,13 +14,9 @@ afterEach(async () => {
 
 let url = "";
 async function twoProcesses(): Promise<[MockServer, MockServer]> {
-  url = await newDatabase("copies");
-  const options = { adminToken: ADMIN_TOKEN, autoAdvance: false, store: { url } } as const;
-  const a = await createMockServer(options);
-  servers.push(a);
-  const b = await createMockServer(options);
-  servers.push(b);
-  return [a, b];
+  const pair = await twoMockServers("copies", servers);
+  url = pair.url;
+  return [pair.a, pair.b];
 }
 
 const listed = async (server: MockServer) => {
