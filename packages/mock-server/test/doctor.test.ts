@@ -34,7 +34,7 @@ async function receiver(handler: Handler): Promise<string> {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A receiver done right: verify raw bytes, claim the id (409 while in progress), keep final statuses. */
-function safeHandler(opts: { ackInProgress?: boolean; parseFirst?: boolean } = {}) {
+function safeHandler(opts: { ackInProgress?: boolean; parseFirst?: boolean; holdMs?: number } = {}) {
   const wh = new Webhook(SECRET);
   const seen = new Map<string, "running" | "done">();
   const states = new Map<string, { status: string; updatedAt: string }>();
@@ -67,7 +67,7 @@ function safeHandler(opts: { ackInProgress?: boolean; parseFirst?: boolean } = {
       return;
     }
     seen.set(id, "running");
-    await sleep(400);
+    await sleep(opts.holdMs ?? 400);
     const held = states.get(event.id);
     if (!held || held.updatedAt < event.updatedAt)
       states.set(event.id, { status: event.status, updatedAt: event.updatedAt });
@@ -125,7 +125,9 @@ describe("runWebhookDoctor", () => {
   });
 
   it("fails a receiver that acknowledges an in-progress duplicate", async () => {
-    const url = await receiver(safeHandler({ ackInProgress: true }));
+    // held for a second, so that on a busy machine the copy still arrives well inside the first one's
+    // handling: answers under 100 ms apart are "too fast to tell", which the doctor does not fail
+    const url = await receiver(safeHandler({ ackInProgress: true, holdMs: 1_000 }));
     const report = await runWebhookDoctor({ url, secret: SECRET, timeoutMs: 2000 });
     expect(failed(report)).toEqual(["in-progress-duplicate"]);
   });
