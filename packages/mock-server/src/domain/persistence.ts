@@ -91,3 +91,22 @@ export function changesNotStored(outcome: "no" | "unknown"): ApiError {
       : "the mock's store was cut off while committing this request's changes: they may or may not be stored; read the resource back (a payout by its referenceId) before sending the request again";
   return new ApiError("INTERNAL_ERROR", message, { status: 503, headers: { "retry-after": "1" } });
 }
+
+/**
+ * The 503 of a request whose transaction the store ended before its commit (a session the database
+ * closed for idling while the process was starved of CPU): nothing of it is stored, so the engine runs
+ * the request again on a new transaction (up to {@link RUNS_PER_REQUEST} runs in all) and answers this
+ * only when every run ended so.
+ */
+export class RunAgainError extends ApiError {
+  constructor() {
+    super(
+      "INTERNAL_ERROR",
+      "the mock's store ended this request's transaction before its commit, several times: nothing of it is stored; send it again",
+      { status: 503, headers: { "retry-after": "1" } },
+    );
+  }
+}
+
+/** How many times the engine runs a request whose transaction keeps ending before its commit. */
+export const RUNS_PER_REQUEST = 3;

@@ -9,6 +9,8 @@ import {
   type AccountNeeds,
   changesNotStored,
   type RequestHold,
+  RUNS_PER_REQUEST,
+  RunAgainError,
   type StatePersistence,
 } from "../domain/persistence.js";
 import { startRetention } from "../domain/retention.js";
@@ -142,30 +144,42 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
       if (req.method === "HEAD") return withoutBody(await answer({ ...req, method: "GET" }));
       return answer(req);
     }
-    let hold: RequestHold = NO_HOLD;
-    if (persistence.prepare !== undefined) {
-      try {
-        hold = await persistence.prepare(needsOf(req));
-      } catch (error) {
-        return storeFailure(
-          error,
-          "the mock could not read this request's account from its store; nothing was changed: send it again",
-        );
-      }
-    }
-    let response: EngineResponse;
-    try {
-      const work = () => answerSaved(req, persistence, hold);
-      response = await (hold.run === undefined ? work() : hold.run(work));
-    } finally {
-      hold.release();
-    }
+    // A run whose transaction the store ended before its commit stored nothing: it runs again.
+    let outcome = await runOnce(req, persistence);
+    for (let run = 1; outcome.again && run < RUNS_PER_REQUEST; run++)
+      outcome = await runOnce(req, persistence);
+    const { response } = outcome;
     const delayMs = response.delayMs;
     if (delayMs !== undefined) {
       delete response.delayMs;
       await sleep(delayMs);
     }
     return response;
+  }
+
+  /** One run of a request on a durable store: its hold, its answer, its commit. */
+  async function runOnce(
+    req: EngineRequest,
+    persistence: StatePersistence,
+  ): Promise<{ response: EngineResponse; again: boolean }> {
+    let hold: RequestHold = NO_HOLD;
+    if (persistence.prepare !== undefined) {
+      try {
+        hold = await persistence.prepare(needsOf(req));
+      } catch (error) {
+        const response = storeFailure(
+          error,
+          "the mock could not read this request's account from its store; nothing was changed: send it again",
+        );
+        return { response, again: error instanceof RunAgainError };
+      }
+    }
+    try {
+      const work = () => answerSaved(req, persistence, hold);
+      return await (hold.run === undefined ? work() : hold.run(work));
+    } finally {
+      hold.release();
+    }
   }
 
   /** The answer to a store's failure: its own error when it says what happened, else 503 with `message`. */
@@ -202,7 +216,7 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
     req: EngineRequest,
     persistence: StatePersistence,
     hold: RequestHold,
-  ): Promise<EngineResponse> {
+  ): Promise<{ response: EngineResponse; again: boolean }> {
     const reloads = persistence.reloads;
     const response =
       req.method === "HEAD" ? withoutBody(await answer({ ...req, method: "GET" })) : await answer(req);
@@ -212,12 +226,13 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
       if (persistence.reloads !== reloads) throw changesNotStored("no");
     } catch (error) {
       // the store's own 503 says whether the changes are stored
-      return storeFailure(
+      const failed = storeFailure(
         error,
         "the mock's store failed while saving this request's changes: they may or may not be stored",
       );
+      return { response: failed, again: error instanceof RunAgainError };
     }
-    return response;
+    return { response, again: false };
   }
 
   async function answer(req: EngineRequest): Promise<EngineResponse> {

@@ -12,6 +12,7 @@ import { adoptSavedAccount, adoptSavedRecords } from "../domain/restore.js";
 import type { SavedAccountRecords } from "../domain/saved.js";
 import { unrefTimer } from "../domain/scheduler.js";
 import type { MockState } from "../domain/state.js";
+import { RecordReads } from "./record-reads.js";
 import type { AccountKey, RecordNames, SavedRecords } from "./sql/state-store.js";
 
 /** Accounts a durable store's process read in on use, and took out of memory again. */
@@ -78,6 +79,8 @@ const DUE_SOON_MS = 10_000;
 export class AccountLoader {
   readonly #state: MockState;
   readonly #source: AccountSource;
+  /** Named records asked in one turn, read together (a group's requests ask together). */
+  readonly #recordReads: RecordReads;
   readonly #cacheRecords: number;
   readonly #dueIntervalMs: number;
   readonly #onError: (error: unknown) => void;
@@ -123,6 +126,7 @@ export class AccountLoader {
   ) {
     this.#state = state;
     this.#source = source;
+    this.#recordReads = new RecordReads((id, names) => source.loadRecords(id, names));
     this.#onError = onError;
     this.#holdsAll = holdsAll;
     this.#cacheRecords = options.cacheRecords ?? DEFAULT_CACHE_RECORDS;
@@ -353,7 +357,7 @@ export class AccountLoader {
       };
       if (Object.values(mine).every((v) => v === undefined || v.length === 0)) continue;
       const generation = state.generation;
-      const saved = await this.#source.loadRecords(id, mine);
+      const saved = await this.#recordReads.read(id, mine);
       if (state.accounts.get(id) !== account || state.generation !== generation) continue;
       adoptSavedRecords(state, account, saved);
     }

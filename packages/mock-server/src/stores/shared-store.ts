@@ -22,6 +22,7 @@ import {
   type AccountNeeds,
   changesNotStored,
   type RequestHold,
+  RunAgainError,
   type StatePersistence,
 } from "../domain/persistence.js";
 import { adoptAccountChanges, adoptSavedSandbox, restoreStart } from "../domain/restore.js";
@@ -60,6 +61,7 @@ import {
   openPostgres,
   type SqlDatabase,
   shownUrl,
+  TransactionEndedError,
 } from "./sql/sql-client.js";
 import { readChanges, SqlStateStore } from "./sql/state-store.js";
 import { StoreHealth } from "./store-health.js";
@@ -78,6 +80,11 @@ export interface SharedStoreOptions {
   log?: (line: string) => void;
   /** The migrations this process knows (tests play a newer mock with one more). @default MIGRATIONS */
   migrations?: readonly Migration[];
+  /**
+   * How long the server lets a transaction of this process sit idle before it ends the session (a
+   * process stopped mid-request holds its accounts no longer). @default 2000
+   */
+  idleInTransactionMs?: number;
 }
 
 /**
@@ -126,6 +133,14 @@ const IDLE_IN_TRANSACTION_MS = 2_000;
 const WATCH_LISTENED_MS = 250;
 /** How long changes made outside a request wait for an account a request of this process holds. */
 const BUSY_RETRY_MS = 20;
+/**
+ * The most requests one transaction takes. Its session idles between the lock and the commit while
+ * its members run, one after the other: a thousand requests at once in one group kept it idle past
+ * the server's limit on a starved CI machine, and every one of them failed. 64 (their record reads
+ * made together, record-reads.ts) keeps that to 10-20 ms here, and still shares a commit among as
+ * many requests as a busy client sends at once.
+ */
+const MAX_GROUP_MEMBERS = 64;
 /** Advisory lock key under which the first process creates a new sandbox. */
 const FIRST_START_LOCK = 0x7061796b; // "payk"
 
@@ -172,6 +187,8 @@ export class SharedStore implements StatePersistence {
   refreshes = 0;
   /** Copies brought up to date in place from the rows another process wrote (see `#catchUp`). */
   caughtUp = 0;
+  /** Request transactions the server ended before their commit (run again by the engine). */
+  ended = 0;
 
   constructor(
     db: SqlDatabase,
@@ -301,7 +318,11 @@ export class SharedStore implements StatePersistence {
       }
       const [only] = busy;
       // a group takes members until its first member is done: its commit never waits for late comers
-      const joinable = only !== undefined && only.phase !== "committing" && only.ready.size === 0;
+      const joinable =
+        only !== undefined &&
+        only.phase !== "committing" &&
+        only.ready.size === 0 &&
+        only.members.size < MAX_GROUP_MEMBERS;
       if (busy.size === 1 && joinable && ids.every((id) => only.ids.has(id))) group = only;
       else if (busy.size > 0) {
         await Promise.allSettled([...busy].map((g) => g.committed));
@@ -625,12 +646,18 @@ export class SharedStore implements StatePersistence {
       return;
     }
     if (this.#health.failed(error) || this.#stopped) return;
+    // a background save whose session ended: its copies went, and the store's rows hold its work
+    if (error instanceof TransactionEndedError) return;
     this.#options.onError?.(error);
   }
 
   /** What a request that failed before its work is answered: a 503 that says why, when it is known. */
   async #failure(error: unknown): Promise<unknown> {
     if (error instanceof ApiError) return error;
+    if (error instanceof TransactionEndedError && !this.#health.failed(error)) {
+      this.ended += 1;
+      return new RunAgainError();
+    }
     if (isSchemaMoved(error)) {
       await this.#refuse();
       return this.#refusalError();
@@ -874,6 +901,11 @@ export class SharedStore implements StatePersistence {
         if (kind === "request") throw this.#refusalError();
       }
       if (kind === "background") throw error;
+      // nothing of it was kept, and the copies went: the engine runs the request again
+      if (error instanceof TransactionEndedError && !this.#health.failed(error)) {
+        this.ended += 1;
+        throw new RunAgainError();
+      }
       // the store out of reach is logged once for the outage, not once per request
       const outOfReach = this.#health.failed(error);
       if (error instanceof CommitUnknownError) throw changesNotStored("unknown");
@@ -1223,7 +1255,7 @@ export async function openSharedStore(
 ): Promise<SharedStore> {
   const db = await openPostgres(url, {
     max: options.connections ?? 16,
-    idleInTransactionMs: IDLE_IN_TRANSACTION_MS,
+    idleInTransactionMs: options.idleInTransactionMs ?? IDLE_IN_TRANSACTION_MS,
   });
   const readDb = await openPostgres(url, { max: 4 });
   try {

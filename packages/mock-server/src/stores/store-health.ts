@@ -3,7 +3,7 @@
 // sandbox: every process serves every request"). While it is out of reach, requests are answered 503
 // and a probe asks every 250 ms; its first answer is logged, and the schema is checked again then (a
 // newer mock may have migrated the database meanwhile).
-import { CommitUnknownError } from "./sql/sql-client.js";
+import { CommitUnknownError, TransactionEndedError } from "./sql/sql-client.js";
 
 /** How often a store out of reach is asked again. */
 export const PROBE_INTERVAL_MS = 250;
@@ -23,6 +23,8 @@ const SOCKET_CODES = new Set([
 /** Whether an error says the database is out of reach (its connection), not that a statement failed. */
 export function isOutOfReach(error: unknown): boolean {
   if (error instanceof CommitUnknownError) return true;
+  // one session ended (its idle limit) says nothing of the store; a restart that ended it does
+  if (error instanceof TransactionEndedError) return isOutOfReach(error.cause);
   const fields = (error ?? {}) as { code?: unknown; message?: unknown };
   const code = typeof fields.code === "string" ? fields.code : "";
   // SQLSTATE class 08 (connection exception), 57P01-57P03 (shutdown, crash, not accepting connections yet)

@@ -36,6 +36,7 @@ afterEach(killAll);
 interface Mock {
   child: ChildProcess;
   url: string;
+  stderr: () => string;
 }
 
 async function startMocks(url: string, count: number): Promise<Mock[]> {
@@ -141,10 +142,19 @@ describe("paykit-mock processes sharing one PostgreSQL store", () => {
       }),
     );
     const created = answers.filter((a) => a.status === 201);
-    const codes = new Set(answers.filter((a) => a.status !== 201).map((a) => a.body.code));
+    const refused = answers.filter((a) => a.status !== 201);
+    const codes = new Set(refused.map((a) => a.body.code));
     console.log(
-      `3 processes: ${created.length} of 1,000 payouts created, ${answers.length - created.length} refused (${[...codes].join(", ")})`,
+      `3 processes: ${created.length} of 1,000 payouts created, ${refused.length} refused (${[...codes].join(", ")})`,
     );
+    // an unexpected answer shows what it said, and what the processes logged
+    const unexpected = refused.filter(
+      (a) => a.body.code !== "INSUFFICIENT_FUNDS" && a.body.code !== "INVALID_DATA",
+    );
+    expect(
+      unexpected.slice(0, 5).map((a) => ({ status: a.status, body: a.body })),
+      mocks.map((m) => m.stderr()).join("\n---\n"),
+    ).toEqual([]);
     expect([...codes].sort()).toEqual(["INSUFFICIENT_FUNDS", "INVALID_DATA"]);
     expect(new Set(created.map((a) => a.body.referenceId)).size).toBe(created.length);
     expect(created.length).toBe(333);

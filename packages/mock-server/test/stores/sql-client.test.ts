@@ -2,7 +2,12 @@
 // process stopped mid-request holds no lock for long), set at connection start beside whatever the URL
 // asks of the server, with no query racing the pool's first one on a new connection.
 import { afterEach, expect, it } from "vitest";
-import { openPostgres, type SqlDatabase } from "../../src/stores/sql/sql-client.js";
+import {
+  CommitUnknownError,
+  openPostgres,
+  type SqlDatabase,
+  TransactionEndedError,
+} from "../../src/stores/sql/sql-client.js";
 import { newDatabase } from "./processes.js";
 
 const opened: SqlDatabase[] = [];
@@ -44,4 +49,30 @@ it("leaves the server's default when no limit is asked for (one process, or a to
   const db = await openPostgres(await newDatabase("client"), { max: 1 });
   opened.push(db);
   expect(await setting(db, "idle_in_transaction_session_timeout")).toBe("0");
+});
+
+it("tells a transaction the server ended for idling before its commit: nothing of it is kept (not 'may be committed')", async () => {
+  const url = await newDatabase("client");
+  const db = await openPostgres(url, { max: 2, idleInTransactionMs: 200 });
+  opened.push(db);
+  await db.exec("CREATE TABLE t (n int)");
+  const begin = db.begin as NonNullable<SqlDatabase["begin"]>;
+  for (const commitWith of ["batch", "commit"] as const) {
+    const tx = await begin();
+    await tx.query("INSERT INTO t VALUES (1)");
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    const committed =
+      commitWith === "batch"
+        ? tx.batch([{ text: "INSERT INTO t VALUES (2)" }], { commit: true })
+        : tx.commit();
+    const error = await committed.then(
+      () => null,
+      (e: unknown) => e,
+    );
+    expect(error, commitWith).toBeInstanceOf(TransactionEndedError);
+    expect(error).not.toBeInstanceOf(CommitUnknownError);
+    expect(String((error as Error).message)).toMatch(/idle-in-transaction timeout/);
+    await tx.rollback();
+  }
+  expect((await db.query<{ n: string }>("SELECT count(*)::text AS n FROM t")).rows[0]?.n).toBe("0");
 });

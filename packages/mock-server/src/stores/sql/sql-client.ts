@@ -34,7 +34,8 @@ export interface OpenTransaction extends SqlQueryable {
   ): Promise<SqlResult<Record<string, unknown>>[]>;
   /**
    * Commits; rejects with {@link CommitUnknownError} when the connection ended while committing (the
-   * database may or may not have kept it), with the error otherwise (it did not).
+   * database may or may not have kept it), with {@link TransactionEndedError} when the server had
+   * ended the session before (it did not), with the error otherwise (it did not).
    */
   commit(): Promise<void>;
   /** Rolls back (nothing of it is kept) and gives the connection back. Idempotent, never rejects. */
@@ -56,6 +57,18 @@ export interface SqlDatabase extends SqlQueryable {
 export class CommitUnknownError extends Error {
   override readonly name = "CommitUnknownError";
 }
+
+/**
+ * A transaction whose session the server ended before its COMMIT reached it (the idle-in-transaction
+ * limit on a starved process, a terminated backend): the server rolled it back, so nothing of it was
+ * kept, and the work may run again on a new transaction.
+ */
+export class TransactionEndedError extends Error {
+  override readonly name = "TransactionEndedError";
+}
+
+/** SQLSTATE of a session ended for sitting idle in a transaction (rolled back, never committed). */
+const IDLE_IN_TRANSACTION_ENDED = "25P03";
 
 /** A driver that is not installed: the message says what to install. */
 export class SqlDriverMissingError extends Error {
@@ -95,6 +108,7 @@ function statementName(text: string): string {
 interface PgClient extends PgQueryable {
   release(error?: Error | boolean): void;
   on(event: "error", listener: (error: Error) => void): unknown;
+  off(event: "error", listener: (error: Error) => void): unknown;
 }
 interface PgPool extends PgQueryable {
   connect(): Promise<PgClient>;
@@ -193,12 +207,28 @@ export async function openPostgres(
       // BEGIN goes with the transaction's first statement: one round trip less per request
       let begun = false;
       let ended = false;
+      // what ended the session between two statements: no later statement (nor the COMMIT) reaches it
+      let lost: Error | null = null;
+      const onLost = (error: Error) => {
+        lost ??= error;
+      };
+      client.on("error", onLost);
       const end = (broken: boolean) => {
         if (ended) return;
         ended = true;
+        client.off("error", onLost);
         client.release(broken);
       };
+      const ensureOpen = () => {
+        if (lost === null) return;
+        end(true);
+        throw new TransactionEndedError(
+          `the database ended this transaction's session before its commit (${lost.message})`,
+          { cause: lost },
+        );
+      };
       const send = async (text: string) => {
+        ensureOpen();
         const opening = !begun;
         begun = true;
         const result = (await client.query(opening ? `BEGIN;${text}` : text)) as unknown as
@@ -210,7 +240,17 @@ export async function openPostgres(
       // An ERROR answer to COMMIT means rolled back; a connection cut (or a FATAL) while committing
       // leaves the transaction's fate to the server: it may be durable.
       const committing = (error: unknown): never => {
+        // ended before the COMMIT was sent (ensureOpen)
+        if (error instanceof TransactionEndedError) throw error;
         const refused = (error as { severity?: unknown }).severity === "ERROR";
+        // ended for idling before the COMMIT arrived: the server rolled the transaction back
+        if ((error as { code?: unknown }).code === IDLE_IN_TRANSACTION_ENDED) {
+          end(true);
+          throw new TransactionEndedError(
+            `the database ended this transaction's session before its commit (${(error as Error).message})`,
+            { cause: error },
+          );
+        }
         if (!refused) {
           end(true);
           throw new CommitUnknownError("the connection ended while committing", { cause: error });
@@ -223,6 +263,7 @@ export async function openPostgres(
             const [rows] = await send(params === undefined ? text : inlineParams(text, params));
             return rows as SqlResult<never>;
           }
+          ensureOpen();
           // prepared once per connection (named by the text): a shared store runs the same few
           // statements for every request
           return params === undefined
@@ -246,6 +287,7 @@ export async function openPostgres(
           // committed with a batch already, or nothing ever sent
           if (ended) return;
           if (!begun) return end(false);
+          ensureOpen();
           try {
             await client.query("COMMIT");
           } catch (error) {

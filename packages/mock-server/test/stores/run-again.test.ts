@@ -1,0 +1,100 @@
+// A request whose transaction the database ended before its commit stored nothing (its session sat
+// idle past `idle_in_transaction_session_timeout`, as on a process starved of CPU): the mock runs it
+// again on a new transaction and answers that run, never a 503 that says it "may" be stored. And many
+// requests at once on one account never sit in one transaction long enough to be ended
+// (docs/decisions.md, "Shared sandbox: every process serves every request").
+import { afterEach, expect, it } from "vitest";
+import { createEngine, type MockEngine } from "../../src/http/engine.js";
+import { openSharedStore, type SharedStore } from "../../src/stores/shared-store.js";
+import { openPostgres, type SqlDatabase } from "../../src/stores/sql/sql-client.js";
+import { basic, payoutBody } from "../fixtures.js";
+import { ADMIN, ADMIN_TOKEN, newDatabase } from "./processes.js";
+
+const ENGINE = { adminToken: ADMIN_TOKEN, sharedSandbox: true, autoAdvance: false };
+const opened: { engine: MockEngine; store: SharedStore }[] = [];
+afterEach(async () => {
+  for (const { engine, store } of opened.splice(0)) {
+    engine.close();
+    await store.close();
+  }
+});
+
+/**
+ * A process on the store at `url` with the given idle limit, and a payout poster for an account another
+ * process opened: this one reads it from the store, with its active records alone (a new payout's
+ * referenceId is then asked of the store).
+ */
+async function open(url: string, idleInTransactionMs: number) {
+  const creator = await openSharedStore(url, ENGINE);
+  const created = createEngine({ ...ENGINE, persistence: creator });
+  const res = await created.handle(
+    new Request("http://mock.test/_mock/accounts", {
+      method: "POST",
+      headers: ADMIN,
+      body: JSON.stringify({ balance: 10_000_000 }),
+    }),
+  );
+  const keys = (await res.json()) as { publicKey: string; secretKey: string };
+  created.close();
+  await creator.close();
+  const store = await openSharedStore(url, ENGINE, { idleInTransactionMs });
+  const engine = createEngine({ ...ENGINE, persistence: store });
+  opened.push({ engine, store });
+  const headers = { authorization: basic(keys), "content-type": "application/json" };
+  const post = (body: unknown) =>
+    engine.handle(
+      new Request("http://mock.test/payout", { method: "POST", headers, body: JSON.stringify(body) }),
+    );
+  return { store, post };
+}
+
+async function countRows(url: string, sql: string): Promise<number> {
+  const db = await openPostgres(url, { max: 1 });
+  try {
+    return Number((await db.query<{ n: string }>(sql)).rows[0]?.n);
+  } finally {
+    await db.close();
+  }
+}
+
+it("runs a request again when the server ended its transaction before the commit, and stores it once", async () => {
+  const url = await newDatabase("again");
+  const { store, post } = await open(url, 200);
+  // the account is read, and its copy current
+  expect((await post(payoutBody({ referenceId: "warm", amount: 500 }))).status).toBe(201);
+  // Another session holds the payouts table: the request's read of its referenceId waits there, while
+  // its own transaction (the account's lock) sits idle past the limit and the server ends it.
+  const blocker = await openPostgres(url, { max: 1 });
+  const tx = await (blocker.begin as NonNullable<SqlDatabase["begin"]>)();
+  await tx.query("LOCK TABLE paykit_payouts IN ACCESS EXCLUSIVE MODE");
+  const answer = post(payoutBody({ referenceId: "again-1", amount: 2_500 }));
+  await new Promise((resolve) => setTimeout(resolve, 800));
+  await tx.rollback();
+  await blocker.close();
+  const res = await answer;
+  const body = (await res.json()) as { referenceId?: string; message?: string };
+  expect(res.status, body.message).toBe(201);
+  expect(body.referenceId).toBe("again-1");
+  expect(store.ended).toBeGreaterThan(0);
+  expect(
+    await countRows(url, "SELECT count(*)::text AS n FROM paykit_payouts WHERE reference_id = 'again-1'"),
+  ).toBe(1);
+});
+
+it("never holds one transaction open long enough to be ended: 1,000 payouts at once on one account", async () => {
+  const url = await newDatabase("again");
+  // A quarter of the default limit. One transaction for all of them sat idle while each asked the store
+  // for its referenceId in turn (about 1.5 s here, past 2 s on a starved CI machine), and every one failed.
+  const { post } = await open(url, 500);
+  const answers = await Promise.all(
+    Array.from({ length: 1000 }, async (_, i) => {
+      const res = await post(payoutBody({ referenceId: `many-${i}`, amount: 500 }));
+      return { status: res.status, body: (await res.json()) as { message?: string } };
+    }),
+  );
+  const failed = answers.filter((a) => a.status !== 201);
+  expect(failed.slice(0, 3)).toEqual([]);
+  expect(
+    await countRows(url, "SELECT count(*)::text AS n FROM paykit_payouts WHERE reference_id LIKE 'many-%'"),
+  ).toBe(1000);
+});
