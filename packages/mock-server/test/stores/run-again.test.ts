@@ -81,20 +81,24 @@ it("runs a request again when the server ended its transaction before the commit
   ).toBe(1);
 });
 
-it("never holds one transaction open long enough to be ended: 1,000 payouts at once on one account", async () => {
+it("never holds one transaction open long enough to be ended: 3,000 payouts at once on one account", async () => {
   const url = await newDatabase("again");
-  // A quarter of the default limit. One transaction for all of them sat idle while each asked the store
-  // for its referenceId in turn (about 1.5 s here, past 2 s on a starved CI machine), and every one failed.
-  const { post } = await open(url, 500);
-  const answers = await Promise.all(
-    Array.from({ length: 1000 }, async (_, i) => {
-      const res = await post(payoutBody({ referenceId: `many-${i}`, amount: 500 }));
-      return { status: res.status, body: (await res.json()) as { message?: string } };
-    }),
-  );
+  // Half the default limit. One transaction for all of them sat idle while each asked the store for
+  // its referenceId in turn (3 s here, past 2 s on a starved CI machine), and every one failed.
+  const { post } = await open(url, 1_000);
+  const burst = (prefix: string, count: number) =>
+    Promise.all(
+      Array.from({ length: count }, async (_, i) => {
+        const res = await post(payoutBody({ referenceId: `${prefix}-${i}`, amount: 500 }));
+        return { status: res.status, body: (await res.json()) as { message?: string } };
+      }),
+    );
+  // a first burst warms the process (its first groups also wait for the compiler, and the collector)
+  expect((await burst("warm", 100)).filter((a) => a.status !== 201)).toEqual([]);
+  const answers = await burst("many", 3000);
   const failed = answers.filter((a) => a.status !== 201);
   expect(failed.slice(0, 3)).toEqual([]);
   expect(
     await countRows(url, "SELECT count(*)::text AS n FROM paykit_payouts WHERE reference_id LIKE 'many-%'"),
-  ).toBe(1000);
+  ).toBe(3000);
 });
