@@ -779,9 +779,16 @@ export class SharedStore implements StatePersistence {
     for (const [id, knownVersion] of since) {
       const copy = state.accounts.get(id);
       const change = changes.get(id);
+      const known = this.#versions.get(id);
       if (
         copy === undefined ||
         change === undefined ||
+        // the copy moved while the rows were read (a timer's step, an attempt's outcome): read it whole
+        known === undefined ||
+        known.account !== copy ||
+        known.version !== knownVersion ||
+        this.#writing.has(id) ||
+        this.#background.touches(id, deliveryAccount) ||
         change.trimmedVersion > knownVersion ||
         !adoptAccountChanges(state, copy, change)
       ) {
