@@ -49,6 +49,7 @@ function live(t: string): string {
   return `JOIN paykit_accounts live ON live.id = ${t}.account_id AND live.epoch = ${t}.epoch AND live.removed_at IS NULL`;
 }
 
+const DELIVERIES_FROM = "FROM paykit_deliveries d";
 /** The columns of a delivery row with its attempts, as {@link deliveryFrom} reads it (`d`: the deliveries). */
 const DELIVERY_SELECT = `SELECT d.id, d.webhook_id, d.account_id, d.resource, d.resource_id, d.status, d.url, d.state, d.payload,
               d.traceparent, d.cycle_attempts, d.duplicate, d.retry_at_ms::float8 AS retry_at_ms,
@@ -57,7 +58,7 @@ const DELIVERY_SELECT = `SELECT d.id, d.webhook_id, d.account_id, d.resource, d.
                           FROM (SELECT n, status_code, error,
                                        to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"') AS at_text
                                   FROM paykit_delivery_attempts WHERE delivery_id = d.id) a), '[]'::json) AS attempts
-         FROM paykit_deliveries d`;
+         ${DELIVERIES_FROM}`;
 
 /**
  * The records with work to come, which an account read on use holds (the rest is read when named):
@@ -600,8 +601,12 @@ export async function readChanges(
 ): Promise<Map<string, AccountChanges>> {
   const ids = [...since.keys()];
   const versions = ids.map((id) => since.get(id) as number);
-  const above = (t: string) =>
-    `JOIN unnest($1::text[], $2::bigint[]) AS k(id, v) ON k.id = ${t}.account_id AND ${t}.version > k.v`;
+  // Each account's rows above its version, through the (account_id, version) index. Joined on the
+  // list, or as a subquery it may pull up, the planner walked the whole table in id order instead
+  // (10 ms at 20,000 payins, on every turn): OFFSET 0 keeps the subquery its own, run per account.
+  const above = (table: string, t: string) =>
+    `FROM unnest($1::text[], $2::bigint[]) AS k(id, v)
+     CROSS JOIN LATERAL (SELECT * FROM ${table} c WHERE c.account_id = k.id AND c.version > k.v OFFSET 0) ${t}`;
   const results = await tx.batch([
     {
       text: `SELECT settings, trimmed_version::float8 AS trimmed FROM paykit_accounts
@@ -609,15 +614,16 @@ export async function readChanges(
       params: [ids],
     },
     {
-      text: `SELECT r.record FROM paykit_payins r ${live("r")} ${above("r")} ORDER BY r.id`,
+      text: `SELECT r.record ${above("paykit_payins", "r")} ${live("r")} ORDER BY r.id`,
       params: [ids, versions],
     },
     {
-      text: `SELECT r.record FROM paykit_payouts r ${live("r")} ${above("r")} ORDER BY r.id`,
+      text: `SELECT r.record ${above("paykit_payouts", "r")} ${live("r")} ORDER BY r.id`,
       params: [ids, versions],
     },
     {
-      text: `${DELIVERY_SELECT} ${live("d")} ${above("d")} ORDER BY d.created_at, d.id`,
+      text: `${DELIVERY_SELECT.replace(DELIVERIES_FROM, above("paykit_deliveries", "d"))} ${live("d")}
+              ORDER BY d.created_at, d.id`,
       params: [ids, versions],
     },
   ]);
