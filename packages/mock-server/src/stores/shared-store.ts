@@ -98,6 +98,13 @@ interface Group {
   /** Those of them the store holds (filled once the locks are taken). */
   readonly locked: Set<string>;
   readonly members: Set<Hold>;
+  /**
+   * A group of one request that reads accounts bare (a reset, the account list): nobody joins it, and
+   * it joins nobody. A request that needs such an account whole waits for the bare hold's release,
+   * which comes after the commit, and the commit waits for every member: in one group, they would
+   * wait for each other for ever.
+   */
+  readonly solo: boolean;
   /** Members that finished their work (asked for their commit, or ended). */
   readonly ready: Set<Hold>;
   phase: "opening" | "open" | "committing";
@@ -318,8 +325,11 @@ export class SharedStore implements StatePersistence {
       }
       const [only] = busy;
       // a group takes members until its first member is done: its commit never waits for late comers
+      const solo = needs.bareAll === true || (needs.bareAccountIds?.length ?? 0) > 0;
       const joinable =
         only !== undefined &&
+        !solo &&
+        !only.solo &&
         only.phase !== "committing" &&
         only.ready.size === 0 &&
         only.members.size < MAX_GROUP_MEMBERS;
@@ -327,7 +337,7 @@ export class SharedStore implements StatePersistence {
       else if (busy.size > 0) {
         await Promise.allSettled([...busy].map((g) => g.committed));
         continue;
-      } else group = this.#openGroup(ids, needs.bareAll === true || needs.all === true);
+      } else group = this.#openGroup(ids, needs.bareAll === true || needs.all === true, solo);
       const hold = this.#member(group);
       let release = () => {};
       try {
@@ -358,7 +368,7 @@ export class SharedStore implements StatePersistence {
   readonly #groups = new Map<string, Group>();
 
   /** Opens a group's transaction on `ids`: locks them and brings this process's copies up to date. */
-  #openGroup(ids: readonly string[], everyAccount: boolean): Group {
+  #openGroup(ids: readonly string[], everyAccount: boolean, solo: boolean): Group {
     const begin = (this.#db.begin as NonNullable<SqlDatabase["begin"]>).bind(this.#db);
     let settle = () => {};
     let decide: { resolve(): void; reject(error: unknown): void } = { resolve() {}, reject() {} };
@@ -366,6 +376,7 @@ export class SharedStore implements StatePersistence {
       ids: new Set(ids),
       locked: new Set(),
       members: new Set(),
+      solo,
       ready: new Set(),
       phase: "opening",
       // set below (it names the group)
