@@ -600,13 +600,20 @@ export async function readChanges(
   since: ReadonlyMap<string, number>,
 ): Promise<Map<string, AccountChanges>> {
   const ids = [...since.keys()];
+  if (ids.length === 0) return new Map();
   const versions = ids.map((id) => since.get(id) as number);
-  // Each account's rows above its version, through the (account_id, version) index. Joined on the
-  // list, or as a subquery it may pull up, the planner walked the whole table in id order instead
-  // (10 ms at 20,000 payins, on every turn): OFFSET 0 keeps the subquery its own, run per account.
+  // Each account's rows above its version, through the (account_id, version) index: one branch per
+  // account, its id and version written in as literals. Given them only through a join (a list, or a
+  // LATERAL subquery per account), the planner cannot see how few rows lie above a version, estimates a
+  // third of the table, and walks all of it: 10 ms at 20,000 payins, 330 ms at 1,000,000, on every turn.
+  const pairs = ids.flatMap((id, i) => [id, versions[i]]);
   const above = (table: string, t: string) =>
-    `FROM unnest($1::text[], $2::bigint[]) AS k(id, v)
-     CROSS JOIN LATERAL (SELECT * FROM ${table} c WHERE c.account_id = k.id AND c.version > k.v OFFSET 0) ${t}`;
+    `FROM (${ids
+      .map(
+        (_, i) =>
+          `SELECT * FROM ${table} c WHERE c.account_id = $${2 * i + 1}::text AND c.version > $${2 * i + 2}::bigint`,
+      )
+      .join(" UNION ALL ")}) ${t}`;
   const results = await tx.batch([
     {
       text: `SELECT settings, trimmed_version::float8 AS trimmed FROM paykit_accounts
@@ -615,16 +622,16 @@ export async function readChanges(
     },
     {
       text: `SELECT r.record ${above("paykit_payins", "r")} ${live("r")} ORDER BY r.id`,
-      params: [ids, versions],
+      params: pairs,
     },
     {
       text: `SELECT r.record ${above("paykit_payouts", "r")} ${live("r")} ORDER BY r.id`,
-      params: [ids, versions],
+      params: pairs,
     },
     {
       text: `${DELIVERY_SELECT.replace(DELIVERIES_FROM, above("paykit_deliveries", "d"))} ${live("d")}
               ORDER BY d.created_at, d.id`,
-      params: [ids, versions],
+      params: pairs,
     },
   ]);
   const changes = new Map<string, AccountChanges>();
