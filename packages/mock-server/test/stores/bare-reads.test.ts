@@ -4,25 +4,13 @@
 // release, which comes after the commit that waited for it (restart.test.ts hung on it, 1 run in 8
 // beside busy.mjs).
 import { afterEach, expect, it } from "vitest";
-import { createEngine, type MockEngine } from "../../src/http/engine.js";
-import { openSharedStore, type SharedStore } from "../../src/stores/shared-store.js";
 import { basic, payoutBody } from "../fixtures.js";
-import { ADMIN, ADMIN_TOKEN, newDatabase } from "./processes.js";
+import { ADMIN, closeSharedEngines, newDatabase, sharedEngine } from "./processes.js";
 
-const ENGINE = { adminToken: ADMIN_TOKEN, sharedSandbox: true, autoAdvance: false };
-const opened: { engine: MockEngine; store: SharedStore }[] = [];
-afterEach(async () => {
-  for (const { engine, store } of opened.splice(0)) {
-    engine.close();
-    await store.close();
-  }
-});
+afterEach(closeSharedEngines);
 
 async function process(url: string) {
-  const store = await openSharedStore(url, ENGINE);
-  const engine = createEngine({ ...ENGINE, persistence: store });
-  opened.push({ engine, store });
-  return engine;
+  return (await sharedEngine(url)).engine;
 }
 
 /** An answer, or a failure naming the request after 15 s (rather than the test's own timeout). */

@@ -11,7 +11,9 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { expect } from "vitest";
 import { spawnGroup } from "../../../../scripts/processes.mjs";
 import { sharedPgliteTemplate, sharedPostgresUrl } from "../../../../tests/support/services.js";
+import { createEngine, type MockEngine } from "../../src/http/engine.js";
 import { createMockServer, type MockServer } from "../../src/index.js";
+import { openSharedStore, type SharedStoreOptions } from "../../src/stores/shared-store.js";
 import { openPostgres } from "../../src/stores/sql/sql-client.js";
 import { mockCli } from "../cli-bundle.js";
 import { basic, payoutBody, pixPayin } from "../fixtures.js";
@@ -104,6 +106,34 @@ export async function twoMockServers(
   const b = await createMockServer(options);
   servers.push(b);
   return { a, b, url };
+}
+
+/** The engines {@link sharedEngine} opened, for {@link closeSharedEngines}. */
+const engines: { engine: MockEngine; close(): Promise<void> }[] = [];
+
+/**
+ * A mock engine of this test process on the shared sandbox at `url` (the admin token, no automatic
+ * payout steps), answering `Request`s in process; closed by {@link closeSharedEngines}.
+ */
+export async function sharedEngine(url: string, options: SharedStoreOptions = {}) {
+  const engineOptions = { adminToken: ADMIN_TOKEN, sharedSandbox: true, autoAdvance: false };
+  const store = await openSharedStore(url, engineOptions, options);
+  const engine = createEngine({ ...engineOptions, persistence: store });
+  const opened = {
+    engine,
+    store,
+    async close() {
+      engine.close();
+      await store.close();
+    },
+  };
+  engines.push(opened);
+  return opened;
+}
+
+/** Closes every engine {@link sharedEngine} opened (call it in `afterEach`). */
+export async function closeSharedEngines(): Promise<void> {
+  for (const opened of engines.splice(0)) await opened.close();
 }
 
 /** One delivery a receiver got. */
