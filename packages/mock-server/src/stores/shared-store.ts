@@ -659,6 +659,9 @@ export class SharedStore implements StatePersistence {
     if (this.#health.failed(error) || this.#stopped) return;
     // a background save whose session ended: its copies went, and the store's rows hold its work
     if (error instanceof TransactionEndedError) return;
+    // another process wrote the sandbox row first (two processes starting together): this process
+    // forgot its version and reads the row again at its next lock; nothing failed
+    if (isSandboxMoved(error)) return;
     this.#options.onError?.(error);
   }
 

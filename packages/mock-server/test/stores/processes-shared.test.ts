@@ -125,6 +125,18 @@ describe("paykit-mock processes sharing one PostgreSQL store", () => {
     expect(`${stdout}${stderr}`).not.toMatch(/s3cret/);
   }, 60_000);
 
+  it("start together on a new database: both serve, and neither logs an error", async () => {
+    const url = await newDatabase("shared");
+    // both write the new sandbox's row at start; the one that comes second reads it again, quietly
+    const mocks = await Promise.all([1, 2].map(() => startMockProcess(KEYS, ["--store", url, "--manual"])));
+    for (const mock of mocks) {
+      expect((await fetch(`${mock.url}/_mock/clock`, { headers: ADMIN })).status).toBe(200);
+      expect((await post(mock.url, "/payin", pixPayin())).status).toBe(201);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    for (const mock of mocks) expect(mock.stderr()).not.toMatch(/unexpected error/);
+  }, 60_000);
+
   it("1,000 concurrent payouts spread over three never overdraw and never reuse a referenceId", async () => {
     const url = await newDatabase("shared");
     const mocks = await startMocks(url, 3);
