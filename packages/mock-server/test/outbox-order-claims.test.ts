@@ -98,3 +98,32 @@ it("sends a later event at once when the older one's claim is only held for a mo
   await box.idle(ACCOUNT);
   expect(offered).toEqual(["PROCESSING", "COMPLETED"]);
 });
+
+it("holds a later event behind an older one started again while the later one waited for it", async () => {
+  // PROCESSING's first claim is held elsewhere for a moment; the moment its attempt ends, before
+  // COMPLETED looks again, a listener attaching (or a flush) starts it again, and its claim is slow
+  let claims = 0;
+  const { box, offered } = listenedOutbox(async (id) => {
+    if (id !== "wh_1") return { claimed: true };
+    claims += 1;
+    if (claims > 1) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      return { claimed: true };
+    }
+    // every microtask turn until PROCESSING's retry is set and its attempt over: start it again
+    const again = () => {
+      if (box.saved("wh_1")?.retryAt === null && claims > 1) return;
+      box.sendPendingNow(ACCOUNT);
+      queueMicrotask(again);
+    };
+    queueMicrotask(again);
+    return { claimed: false, retryAt: time.now() + 1_000 };
+  });
+  box.restore([saved(1, "PROCESSING"), saved(2, "COMPLETED")], () => () => []);
+  await settle();
+  await box.idle(ACCOUNT);
+  await settle();
+  await box.idle(ACCOUNT);
+  expect(claims).toBe(2);
+  expect(offered).toEqual(["PROCESSING", "COMPLETED"]);
+});

@@ -83,8 +83,12 @@ interface DeliveryState {
 
 /** What a durable store asks of the outbox: to hear of every change, and to send only what is saved. */
 export interface OutboxHooks {
-  /** A delivery was queued, attempted or redelivered. */
-  changed(deliveryId: string): void;
+  /**
+   * A delivery was queued, attempted or redelivered. `claimedAttempt` when this is the outcome of an
+   * attempt this process claimed (see `claim`); false for any other change, such as another copy of
+   * the same delivery (the account read again meanwhile) waiting for its retry.
+   */
+  changed(deliveryId: string, claimedAttempt?: boolean): void;
   /**
    * Resolves once the delivery (and the status change behind it) is committed: an event is sent only
    * then. Rejects when the save failed: the event is not sent, and the engine goes back to what the
@@ -551,7 +555,13 @@ export class Outbox {
       e.retry = null;
       this.#start(e);
     }
-    await Promise.all(older.map((e) => e.inFlight));
+    // until none of them is in flight: one that ended may have been started again meanwhile (a
+    // flush, a listener attaching, its retry falling due), and this one waits for that attempt too
+    for (;;) {
+      const running = older.filter((e) => e.inFlight !== null && this.#byId.get(e.entry.id) === e);
+      if (running.length === 0) break;
+      await Promise.all(running.map((e) => e.inFlight));
+    }
     // still waiting for a retry (the attempt did not get through), or for this copy to be read again
     const stuck = older.filter(
       (e) =>
@@ -608,6 +618,9 @@ export class Outbox {
           else if (!this.#closed && this.#byId.get(d.entry.id) === d) this.#scheduleRetry(d, retryAt);
           return false;
         }
+        // the copy left the log while its claim was on its way (see `#drop`): the attempt is still
+        // this one's to make, and its outcome the store's to read from here
+        if (this.#byId.get(d.entry.id) !== d) this.#detached.set(d.entry.id, d);
       }
       const event = eventName(d.entry.resource, d.entry.status);
       if (this.listeners?.takes(d.entry.accountId, event)) {
@@ -639,7 +652,7 @@ export class Outbox {
     const ok = statusCode !== null && statusCode >= 200 && statusCode < 300;
     d.entry.attempts.push({ at, statusCode: statusCode === 0 ? null : statusCode, error });
     d.cycleAttempts += 1;
-    this.hooks?.changed(d.entry.id);
+    this.hooks?.changed(d.entry.id, d.claimed === true);
     d.claimed = false;
     if (ok) {
       d.entry.state = "delivered";

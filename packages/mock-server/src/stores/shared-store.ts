@@ -248,8 +248,12 @@ export class SharedStore implements StatePersistence {
       },
     });
     state.outbox.hooks = {
-      // an attempt this process claimed is written as its outcome, not as a change of the account
-      changed: (id) => (this.#claimed.has(id) ? this.#saveAttemptSoon(id) : state.changes?.delivery(id)),
+      // a claimed attempt's outcome is written at once, under its account's lock, whatever version this
+      // copy is at; any other change (another copy of it waiting for its retry, say) is saved as usual
+      changed: (id, claimedAttempt) =>
+        claimedAttempt === true && this.#claimed.has(id)
+          ? this.#saveAttemptSoon(id)
+          : state.changes?.delivery(id),
       saved: (id) => this.#deliverySaved(id),
       claim: (id, cycleAttempts) => this.#claim(id, cycleAttempts),
     };
@@ -1116,7 +1120,10 @@ export class SharedStore implements StatePersistence {
     // an attempt of an older copy still in flight here (the account was read again meanwhile): its
     // outcome is written first, and tells whether this attempt is still to make
     if (this.#claimed.has(deliveryId)) return { claimed: false, retryAt: clockNow() + 1_000 };
-    let claim: Awaited<ReturnType<typeof claimAttempt>>;
+    // taken before the round trip: two copies of one delivery (the account read again while the first
+    // waited for a slot) claiming side by side would both get it, the store's claim being this process's
+    this.#claimed.add(deliveryId);
+    let claim: Awaited<ReturnType<typeof claimAttempt>> = null;
     try {
       const tx = await (this.#db.begin as NonNullable<SqlDatabase["begin"]>)();
       try {
@@ -1134,12 +1141,11 @@ export class SharedStore implements StatePersistence {
     } catch (error) {
       // the store out of reach: the attempt waits (its row keeps it for whichever process comes first)
       this.#report(error);
+      this.#claimed.delete(deliveryId);
       return { claimed: false, retryAt: clockNow() + 1_000 };
     }
-    if (claim === true) {
-      this.#claimed.add(deliveryId);
-      return { claimed: true };
-    }
+    if (claim === true) return { claimed: true };
+    this.#claimed.delete(deliveryId);
     if (claim === null) {
       // the store's delivery moved past this copy: whatever version this copy was taken at, it is read
       // again when next used (a listener's account at the next watch), and that copy makes the attempt
