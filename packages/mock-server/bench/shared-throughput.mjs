@@ -1,6 +1,14 @@
-// POST /payin throughput of the stateless shared sandbox (branch probe, after `pnpm build`): 1 and 3 processes on a
-// fresh PostgreSQL, every process posting to the default account (one hot account) and then each to an account
-// of its own. `node bench/shared-throughput.mjs`
+// POST /payin throughput of the shared sandbox (after `pnpm build`), and what each payin costs in CPU:
+// 1 and 3 `paykit-mock --store` processes on a fresh PostgreSQL, every process posting to the default
+// account (one hot account), then each to an account of its own. Each phase runs ROUNDS times and
+// the median is printed. `node bench/shared-throughput.mjs` (also part of `pnpm bench`)
+//
+// Requests per second alone cannot say whether three processes would be faster than one on a machine
+// with the cores for them: on a 2-core machine, three Node processes, PostgreSQL and the load generator
+// share two cores. The CPU each payin costs (the mock processes' own, and the rest of the machine's
+// without the load generator: PostgreSQL) can: when three processes cost what one does per payin,
+// throughput follows the cores a team gives them.
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import autocannon from "autocannon";
 import { startPostgres } from "../../../scripts/services.mjs";
 import {
@@ -13,8 +21,35 @@ import {
 } from "./shared-sandbox-processes.mjs";
 
 const { samplePayin } = await import("../dist/index.js");
-const SECONDS = 5;
-const pg = await startPostgres();
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const CONNECTIONS = 48;
+// /proc counts CPU time in clock ticks of 10 ms (USER_HZ, 100 on Linux)
+const TICK_MS = 10;
+
+/** CPU time (ms) a process used, from /proc/<pid>/stat (utime + stime). */
+function processCpuMs(pid) {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
+}
+
+/** CPU time (ms) the whole machine used, every core (/proc/stat: all but idle and iowait). */
+function machineCpuMs() {
+  const [, user, nice, system, , , irq, softirq, steal] = readFileSync("/proc/stat", "utf8")
+    .split("\n")[0]
+    .trim()
+    .split(/\s+/)
+    .map(Number);
+  return (user + nice + system + irq + softirq + steal) * TICK_MS;
+}
+
+/** This process's CPU time (ms): the load generator. */
+function ownCpuMs() {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
 const run = (url, headers, connections) =>
   new Promise((done, fail) =>
     autocannon(
@@ -29,40 +64,67 @@ const run = (url, headers, connections) =>
       (e, r) => (e ? fail(e) : done(r)),
     ),
   );
-const probe = { path: "/payout?limit=1", headers: { authorization: basic(DEFAULT_KEYS) } };
+
+/** One phase: every mock under load at once; its rate and CPU per 1,000 payins. */
+async function phase(mocks, keysOf) {
+  const pids = mocks.map((m) => m.pid);
+  const before = { mocks: pids.map(processCpuMs), machine: machineCpuMs(), own: ownCpuMs() };
+  const results = await Promise.all(
+    mocks.map((m, i) =>
+      run(
+        m.url,
+        { authorization: basic(keysOf[i]), "content-type": "application/json" },
+        Math.round(CONNECTIONS / mocks.length),
+      ),
+    ),
+  );
+  const mocksMs = pids.reduce((sum, pid, i) => sum + processCpuMs(pid) - before.mocks[i], 0);
+  const machineMs = machineCpuMs() - before.machine;
+  const ownMs = ownCpuMs() - before.own;
+  const created = results.reduce((sum, r) => sum + r["2xx"], 0);
+  const perThousand = (ms) => Math.round((ms / Math.max(1, created)) * 1000);
+  return {
+    rate: Math.round(results.reduce((sum, r) => sum + r["2xx"] / r.duration, 0)),
+    bad: results.reduce((sum, r) => sum + r.non2xx + r.errors + r.timeouts, 0),
+    // CPU ms per 1,000 payins: the mock processes, and the rest but the load generator (PostgreSQL)
+    mocksCpu: perThousand(mocksMs),
+    restCpu: perThousand(Math.max(0, machineMs - mocksMs - ownMs)),
+  };
+}
+
+const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+const medianOf = (phases) => ({
+  rate: median(phases.map((p) => p.rate)),
+  bad: phases.reduce((sum, p) => sum + p.bad, 0),
+  mocksCpu: median(phases.map((p) => p.mocksCpu)),
+  restCpu: median(phases.map((p) => p.restCpu)),
+});
+
+const pg = await startPostgres();
+const figures = {};
 try {
   for (const n of [1, 3]) {
     const db = `${pg.url.replace(/\/postgres$/, "")}/postgres`;
+    const probe = { path: "/payout?limit=1", headers: { authorization: basic(DEFAULT_KEYS) } };
     const mocks = [];
     for (let i = 0; i < n; i++) mocks.push(await startMock(["--store", db], probe));
-    // hot: every process posts to the default account
-    const hot = await Promise.all(
-      mocks.map((m) =>
-        run(
-          m.url,
-          { authorization: basic(DEFAULT_KEYS), "content-type": "application/json" },
-          Math.round(48 / n),
+    const own = [];
+    for (const m of mocks)
+      own.push(
+        await (await fetch(`${m.url}/_mock/accounts`, { method: "POST", headers: ADMIN, body: "{}" })).json(),
+      );
+    const hot = [];
+    const mine = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      hot.push(
+        await phase(
+          mocks,
+          mocks.map(() => DEFAULT_KEYS),
         ),
-      ),
-    );
-    // own: each process its own account
-    const own = await Promise.all(
-      mocks.map(async (m) => {
-        const keys = await (
-          await fetch(`${m.url}/_mock/accounts`, { method: "POST", headers: ADMIN, body: "{}" })
-        ).json();
-        return run(
-          m.url,
-          { authorization: basic(keys), "content-type": "application/json" },
-          Math.round(48 / n),
-        );
-      }),
-    );
-    const rate = (rs) => Math.round(rs.reduce((s, r) => s + r["2xx"] / r.duration, 0));
-    const bad = (rs) => rs.reduce((s, r) => s + r.non2xx + r.errors + r.timeouts, 0);
-    console.log(
-      `${n} process(es): hot account ${rate(hot)}/s (${bad(hot)} not 2xx), own accounts ${rate(own)}/s (${bad(own)} not 2xx)`,
-    );
+      );
+      mine.push(await phase(mocks, own));
+    }
+    figures[n] = { hot: medianOf(hot), own: medianOf(mine) };
     for (const m of mocks) await stopMock(m);
     const c = new (await import("pg")).default.Client({ connectionString: db });
     await c.connect();
@@ -73,3 +135,23 @@ try {
   await killAllMocks();
   await pg.stop();
 }
+
+const line = (label, f) =>
+  `  ${label.padEnd(34)} ${String(f.rate).padStart(6)}/s  CPU per 1,000 payins: mocks ${f.mocksCpu} ms, PostgreSQL and the rest ${f.restCpu} ms${f.bad > 0 ? `  (${f.bad} not 2xx)` : ""}`;
+console.log(
+  `POST /payin on one PostgreSQL, median of ${ROUNDS} runs of ${SECONDS} s, ${CONNECTIONS} connections:`,
+);
+for (const n of [1, 3]) {
+  console.log(line(`${n} process(es), one hot account`, figures[n].hot));
+  console.log(line(`${n} process(es), an account each`, figures[n].own));
+}
+const ratio = (a, b) => (a / b).toFixed(2);
+const cpu = (f) => f.mocksCpu + f.restCpu;
+console.log(
+  `3 processes / 1: throughput ${ratio(figures[3].hot.rate, figures[1].hot.rate)} (one account), ${ratio(figures[3].own.rate, figures[1].own.rate)} (an account each); CPU per payin ${ratio(cpu(figures[3].hot), cpu(figures[1].hot))} (one account), ${ratio(cpu(figures[3].own), cpu(figures[1].own))} (an account each)`,
+);
+mkdirSync(new URL("../test-results/", import.meta.url), { recursive: true });
+writeFileSync(
+  new URL("../test-results/shared-throughput-bench.json", import.meta.url),
+  `${JSON.stringify({ seconds: SECONDS, rounds: ROUNDS, figures }, null, 2)}\n`,
+);
