@@ -9,7 +9,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 // The guide a newcomer starts with comes first; the others follow in name order.
 const FIRST_GUIDES = ["quick-start.md"];
 // Pages an agent reads only for the reasons behind a choice: llms.txt's "Optional" section.
-const OPTIONAL_GUIDES = ["decisions.md"];
+const OPTIONAL_GUIDES = ["decisions/README.md"];
 const SUMMARY_MAX = 280;
 
 /** A page's first `# ` heading and the first paragraph of prose after it, on one line. */

@@ -4,7 +4,7 @@ import { defineConfig } from "tsup";
 // external), so a merchant's process holds one copy of each class and schema: an error from
 // `paykit.webhooks.parse` is `instanceof` the class imported from `@paykit/webhooks`. Both are imported
 // on first use (src/core/contract.ts), which keeps the cold start low. Requests go through the runtime's
-// own `fetch`: nothing else is bundled (docs/decisions.md, "Node client").
+// own `fetch`: nothing else is bundled (docs/decisions/node-client.md).
 // Unminified, with source maps, so a production stack trace points at readable code.
 export default defineConfig({
   entry: ["src/index.ts", "src/checkout/index.ts", "src/checkout/redis.ts", "src/checkout/postgres.ts"],

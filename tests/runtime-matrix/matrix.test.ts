@@ -398,7 +398,7 @@ describe.concurrent("TypeScript consumers of every entry point, from the packed 
     expect(ok).toBe(true);
   });
 
-  it("typescript-5, moduleResolution node10: subpaths either resolve or fail only as 'cannot find module' (docs/decisions.md)", async ({
+  it("typescript-5, moduleResolution node10: subpaths either resolve or fail only as 'cannot find module' (docs/decisions/observability.md)", async ({
     expect,
   }) => {
     const { ok, output } = await typecheck("typescript-5", "node10", ["consumer-subpaths.ts"]);

@@ -6,7 +6,7 @@
 // - every process a test file started is gone when the file ends (tests/support/cleanup.ts);
 // - a worker runs its files one after the other in one module cache (`isolate: false`): a fresh process
 //   per file re-imported the packages, zod, PGlite and the frameworks each time, about 120 of the ~700
-//   CPU-seconds of `npm test` (docs/decisions.md, "Test files share their worker"). A file restores
+//   CPU-seconds of `npm test` (docs/decisions/test-files-share-worker.md). A file restores
 //   what it stubs (fake timers, globals, spies) in its own hooks; a project whose files cannot be made
 //   to (module-level state under test, as in @paykit/browser) sets `isolate: true`;
 // - temporary files in RAM when the machine has a tmpfs with room (tests/support/ram-tmpdir.ts).

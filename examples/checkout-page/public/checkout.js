@@ -56,8 +56,8 @@ function showPayment(payin, threeDS) {
   dev.dataset.payin = payin.id;
   if (payin.paymentMethod !== "CREDIT_CARD") sessionStorage.setItem(SHOWN_KEY, payin.id);
   if (payin.openFinanceRedirectUrl) {
-    // The mock's bank page sends the shopper back here with ?payinId=…&status=… (docs/decisions.md,
-    // "The open finance bank page"); start() then shows this payment again.
+    // The mock's bank page sends the shopper back here with ?payinId=…&status=… (docs/decisions/mock-server.md);
+    // start() then shows this payment again.
     const back = encodeURIComponent(`${location.origin}/`);
     payin = { ...payin, openFinanceRedirectUrl: `${payin.openFinanceRedirectUrl}?returnUrl=${back}` };
   }

@@ -55,7 +55,7 @@ export class OrderBook {
 
   /**
    * Applies a verified webhook. A delivery older than what is known, or one that would move a final
-   * payin, is ignored: webhooks may arrive late or out of order (docs/decisions.md ("Webhooks")).
+   * payin, is ignored: webhooks may arrive late or out of order (docs/decisions/webhooks.md).
    */
   apply(event: WebhookEvent): "applied" | "stale" | "unknown" {
     if (event.kind === "payout") {

@@ -1,7 +1,7 @@
 import type { Customer, Item } from "@paykit/contract";
 
 /**
- * The demo's paying customer: a valid CPF, a São Paulo phone and address (docs/decisions.md ("Customer")).
+ * The demo's paying customer: a valid CPF, a São Paulo phone and address (docs/decisions/customer.md).
  */
 export const DEMO_CUSTOMER: Customer = {
   name: "Maria Santos",
@@ -28,7 +28,7 @@ export const DEMO_AMOUNT = 14_990;
 export const DEMO_PAYER_IP = "177.10.20.30";
 
 /**
- * The mock's magic card numbers (docs/decisions.md ("Magic values")): the page offers them so each outcome
+ * The mock's magic card numbers (docs/decisions/magic-values.md): the page offers them so each outcome
  * can be tried. The CVV and expiry are test values; card data only ever travels to the payment API.
  */
 export const DEMO_CARDS = {

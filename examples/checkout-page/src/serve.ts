@@ -14,7 +14,7 @@ export interface RunningServer {
 
 /**
  * Largest request body the backend reads, in bytes: the service's own limit,
- * docs/decisions.md ("Wire decisions: error body").
+ * docs/decisions/error-body.md.
  */
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -68,7 +68,7 @@ async function writeResponse(res: ServerResponse, response: Response): Promise<v
 
 /**
  * Serves a web-standard handler over node:http on loopback. The backend is written against
- * `Request`/`Response` (web standards at every seam: docs/decisions.md ("How the code is shaped")); this is
+ * `Request`/`Response` (web standards at every seam: docs/decisions/how-the-code-is-shaped.md); this is
  * its only node:http file.
  */
 export async function serve(

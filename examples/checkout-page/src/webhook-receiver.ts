@@ -28,8 +28,8 @@ function describe(event: WebhookEvent): string {
 
 /**
  * The merchant's webhook endpoint: reads the raw body, verifies the Standard Webhooks signature,
- * then applies each delivery once (a retried delivery keeps its `webhook-id`, docs/decisions.md
- * ("Webhooks")) and hands it to the payment-status endpoint, which tells every page watching that
+ * then applies each delivery once (a retried delivery keeps its `webhook-id`, docs/decisions/webhooks.md) and
+ * hands it to the payment-status endpoint, which tells every page watching that
  * payin. A 2xx tells Paykit to stop retrying, so it is sent only once the event is safely applied.
  */
 export function createWebhookReceiver(

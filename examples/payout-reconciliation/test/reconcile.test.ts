@@ -63,7 +63,7 @@ describe("retrying payouts safely after a crash", () => {
     const opening = await env.available();
     // The service creates the payout, then the connection drops before the answer arrives: an
     // ambiguous failure, which @paykit/node settles by looking the referenceId up
-    // (docs/decisions.md ("Retries")).
+    // (docs/decisions/retries.md).
     await env.mock.control.addFault({ method: "POST", path: "/payout", dropResponse: true });
     const created = await env.paykit.payouts.create(intent("settlement-4"));
     expect(created.referenceId).toBe("settlement-4");

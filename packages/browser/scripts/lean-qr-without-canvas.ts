@@ -3,7 +3,7 @@ import { readFile } from "node:fs/promises";
 // lean-qr/nano's bitmap carries two drawing methods, `toCanvas` and the `toImageData` behind it (minified to
 // `u`). The checkout draws the QR code as SVG from `get` and `size` and never hands the bitmap out, so they are
 // dead code in every build; being methods of an object literal, no minifier can drop them. Cut here, their
-// bytes go back to the checkout entry's budget (docs/decisions.md, "Budget left in the checkout entry").
+// bytes go back to the checkout entry's budget (docs/decisions/checkout-budget.md).
 const CANVAS_METHODS = /,u\(o,\{on:[\s\S]*?,toCanvas\(t,o\)\{[^}]*putImageData\(e,0,0\)\}/g;
 
 /** What `esbuildPlugins` of tsup takes (esbuild's Plugin, without importing esbuild's types here). */

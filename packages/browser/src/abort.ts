@@ -4,7 +4,7 @@ import { PaykitThreeDSError } from "./errors.js";
  * Starts `work` unless `signal` has already aborted, then settles like it, or rejects with ABORTED (the
  * signal's reason as `cause`) as soon as `signal` aborts, or with `late` after `limitMs`. The work itself goes
  * on. Neither the listener nor the timer outlives the returned promise. One helper for the load's signal and
- * the challenge's two bounds: fewer bytes in the IIFE (docs/decisions.md ("The 3DS IIFE's bytes")).
+ * the challenge's two bounds: fewer bytes in the IIFE (docs/decisions/three-ds-iife-bytes.md).
  */
 export function untilAborted<T>(
   work: () => Promise<T>,

@@ -3,7 +3,7 @@
  * - `NOT_PENDING`: the payin answer is not a card payin waiting for its 3DS challenge.
  * - `SCRIPT_LOAD_FAILED`: the acquirer's script could not be loaded (network, 404, CSP, SRI, or no browser).
  * - `SCRIPT_TIMEOUT`: the acquirer's script did not load in time.
- * - `SDK_MISSING`: the script loaded but does not define the acquirer SDK (docs/decisions.md ("3DS")).
+ * - `SDK_MISSING`: the script loaded but does not define the acquirer SDK (docs/decisions/three-ds.md).
  * - `CHALLENGE_FAILED`: the acquirer's SDK threw or answered something outside its contract.
  * - `CHALLENGE_UNAVAILABLE`: the acquirer has no open challenge for this payin: already decided, or unknown to it
  *   (a stale 201 answer). Read the payin's status from your backend.

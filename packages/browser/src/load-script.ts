@@ -20,7 +20,7 @@ export interface LoadScriptOptions {
 }
 
 // One load per absolute URL, shared by every caller; dropped when it fails so the next call starts over
-// (the stripe-js loader pattern, docs/decisions.md ("How the code is shaped")). Creating the Map touches no
+// (the stripe-js loader pattern, docs/decisions/how-the-code-is-shaped.md). Creating the Map touches no
 // browser global: safe under SSR.
 const loads = new Map<string, Promise<void>>();
 

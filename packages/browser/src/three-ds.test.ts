@@ -48,7 +48,7 @@ describe("handlePendingThreeDS: the customer's decision", () => {
     },
   );
 
-  it("starts the acquirer's session with the payin's token and hands the challenge exactly what docs/decisions.md (3DS) lists", async () => {
+  it("starts the acquirer's session with the payin's token and hands the challenge exactly what docs/decisions/three-ds.md lists", async () => {
     const acquirer = fakeAcquirer();
     await runWithScript(acquirer.sdk).flow;
     expect(acquirer.init).toHaveBeenCalledWith({ session: "3ds_session_abc" });

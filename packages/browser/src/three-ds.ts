@@ -113,8 +113,8 @@ export async function handlePendingThreeDS(
   } catch (cause) {
     stop.abort(cause);
     if (isPaykitThreeDSError(cause)) throw cause;
-    // The acquirer's own code for a challenge it no longer has (docs/decisions.md ("The acquirer contract:
-    // `signal` and closed codes")); its text is not echoed: an acquirer's message may carry card data.
+    // The acquirer's own code for a challenge it no longer has (docs/decisions/acquirer-contract-signal.md); its
+    // text is not echoed: an acquirer's message may carry card data.
     const code = (cause as { code?: unknown } | null)?.code;
     const closed = code === "CHALLENGE_UNAVAILABLE" || code === "CHALLENGE_EXPIRED";
     throw new PaykitThreeDSError(

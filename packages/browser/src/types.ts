@@ -77,7 +77,7 @@ export interface ThreeDSEvent {
   status?: ThreeDSStatus;
 }
 
-/** The arguments of the acquirer's `session.challenge` (docs/decisions.md ("3DS")). */
+/** The arguments of the acquirer's `session.challenge` (docs/decisions/three-ds.md). */
 export interface AcquirerChallengeParams extends ThreeDSChallengeData {
   /** The acquirer's 3DS transaction id. */
   transactionId: string;
@@ -96,7 +96,7 @@ export interface AcquirerThreeDSSession {
   challenge(params: AcquirerChallengeParams): Promise<{ outcome: ThreeDSStatus }>;
 }
 
-/** The SDK an acquirer's 3DS script defines as `globalThis.AcquirerThreeDS` (docs/decisions.md ("3DS")). */
+/** The SDK an acquirer's 3DS script defines as `globalThis.AcquirerThreeDS` (docs/decisions/three-ds.md). */
 export interface AcquirerThreeDS {
   /** Starts a session from the payin's `threeDSecureSession` token. */
   init(params: { session: string }): Promise<AcquirerThreeDSSession>;

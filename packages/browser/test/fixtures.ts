@@ -2,7 +2,7 @@ import type { CreditCardPayinCreated } from "@paykit/contract";
 import type { ThreeDSChallengeData } from "../src/index.js";
 import { freshScriptUrl } from "./acquirer-network.js";
 
-/** The card that the mock answers PENDING_3DS (docs/decisions.md ("Magic values")). */
+/** The card that the mock answers PENDING_3DS (docs/decisions/magic-values.md). */
 export const THREE_DS_CARD = {
   holderName: "MARIA SILVA",
   number: "4000000000003220",

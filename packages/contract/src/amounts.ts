@@ -1,5 +1,5 @@
 /**
- * The largest amount of one payin or payout, in cents, per payment method (docs/decisions.md). They keep
+ * The largest amount of one payin or payout, in cents, per payment method (docs/decisions/requests.md). They keep
  * every balance sum an exact integer (a JavaScript number is exact up to 2^53 − 1 cents): an account
  * would need about 900,000 payins at the maximum to get there. BOLETO's is the digitable line's 10-digit
  * amount field.

@@ -2,7 +2,7 @@ import * as z from "zod/mini";
 
 /**
  * Every error code the service answers with: the spec's codes plus those
- * docs/decisions.md ("Wire decisions: error body") adds.
+ * docs/decisions/error-body.md adds.
  */
 export const ERROR_CODES = [
   "INVALID_DATA",
@@ -32,7 +32,7 @@ export type ErrorCode = KnownErrorCode | (string & {});
 
 /**
  * The HTTP status that goes with each error code (spec: Errors;
- * docs/decisions.md ("Wire decisions: error body")).
+ * docs/decisions/error-body.md).
  */
 export const ERROR_STATUS: Readonly<Record<KnownErrorCode, number>> = {
   INVALID_DATA: 400,

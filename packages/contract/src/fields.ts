@@ -6,7 +6,7 @@ import { isValidIpv4 } from "./validators/index.js";
 export { MAX_AMOUNT_CENTS };
 
 // One check object for every text field: a string schema of a request is built by storableString, so
-// the rule is written once (docs/decisions.md ("Storable text")).
+// the rule is written once (docs/decisions/shared-sandbox-storable-text.md).
 const storable = z.refine<string>(isStorableText, { error: STORABLE_TEXT_MESSAGE });
 
 /**
@@ -39,7 +39,7 @@ export function storableJson<S extends z.ZodMiniType>(schema: S): S {
 }
 
 // Upper bounds keep a hostile or buggy caller from storing megabytes in one field; they are
-// generous for real data (the spec leaves them open; docs/decisions.md ("Requests") records them).
+// generous for real data (the spec leaves them open; docs/decisions/requests.md records them).
 
 /** An amount of money in integer cents of BRL, at least 1 (R$ 0,01). */
 export const Cents = z.int().check(z.gte(1));

@@ -7,7 +7,7 @@ import type { PaymentMethod } from "./status.js";
 export type PayinFeeRule = { percentBps: number } | { flatCents: number };
 
 /**
- * Fees and reserve of an account (docs/decisions.md ("Fees and reserve"); the mock's defaults, per account).
+ * Fees and reserve of an account (docs/decisions/fees-and-reserve.md; the mock's defaults, per account).
  */
 export interface FeeSchedule {
   /** Fee of a payin, per method. */
@@ -49,7 +49,7 @@ export function payinFee(
   return Math.min(fee, amountCents);
 }
 
-/** Per-payout amount limits by time of day, in cents (docs/decisions.md ("Payout limits")). */
+/** Per-payout amount limits by time of day, in cents (docs/decisions/payout-limits.md). */
 export interface PayoutLimits {
   /** Largest payout from 20:00 (inclusive) to 06:00 (exclusive), São Paulo time. @default 100000 */
   nightMaxCents: number;

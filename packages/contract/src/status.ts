@@ -1,6 +1,7 @@
 /**
- * Status vocabularies and the transition tables of payins and payouts (docs/decisions.md ("Payin statuses"),
- * "Payout statuses"). The mock server moves resources only along these tables, and the docs render them.
+ * Status vocabularies and the transition tables of payins and payouts (docs/decisions/payin-statuses.md,
+ * docs/decisions/payout-statuses.md). The mock server moves resources only along these tables, and the
+ * docs render them.
  */
 
 /** The four ways a payer can pay a payin. */
@@ -42,7 +43,7 @@ export const PAYIN_INITIAL_STATUSES: Readonly<Record<PaymentMethod, readonly Kno
 
 /**
  * Where a payin may go from each status; APPROVED, REFUSED and EXPIRED are final. PENDING_3DS → EXPIRED: the
- * customer never finished the 3DS challenge in time (docs/decisions.md ("3DS challenge expiry")).
+ * customer never finished the 3DS challenge in time (docs/decisions/three-ds-challenge-expiry.md).
  */
 export const PAYIN_TRANSITIONS: Readonly<Record<KnownPayinStatus, readonly KnownPayinStatus[]>> = {
   PENDING: ["APPROVED", "REFUSED", "EXPIRED"],
@@ -75,7 +76,7 @@ export const PAYOUT_TRANSITIONS: Readonly<Record<KnownPayoutStatus, readonly Kno
   REFUNDED: [],
 };
 
-/** Payout statuses whose amount is still held against the balance (docs/decisions.md ("Balance")). */
+/** Payout statuses whose amount is still held against the balance (docs/decisions/balance.md). */
 export const PAYOUT_DEBITING_STATUSES: readonly KnownPayoutStatus[] = [
   "AWAITING_APPROVAL",
   "APPROVED",

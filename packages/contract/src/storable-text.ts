@@ -1,7 +1,7 @@
 // What a text field of a request may hold, decided once for the client, the mock in every store mode and
-// any store behind them (docs/decisions.md ("Storable text")): any well-formed Unicode, but no lone UTF-16
-// surrogate (UTF-8, PostgreSQL's text and jsonb included, cannot encode one) and no NUL (PostgreSQL's text
-// and jsonb refuse it). Kept free of zod so a page can check a form field with it.
+// any store behind them (docs/decisions/shared-sandbox-storable-text.md): any well-formed Unicode, but no
+// lone UTF-16 surrogate (UTF-8, PostgreSQL's text and jsonb included, cannot encode one) and no NUL
+// (PostgreSQL's text and jsonb refuse it). Kept free of zod so a page can check a form field with it.
 
 /** What an `INVALID_DATA` detail says of a text field that is not storable. */
 export const STORABLE_TEXT_MESSAGE = "must not contain a lone UTF-16 surrogate or a NUL character";

@@ -22,7 +22,7 @@ const TYPE_NAMES: Record<string, string> = {
 
 /**
  * Messages in the words a merchant's engineer reads in an error body. Nothing here echoes the
- * input: a card number or CVV must never reach an error message (docs/decisions.md ("Card")).
+ * input: a card number or CVV must never reach an error message (docs/decisions/card.md).
  */
 function describeIssue(issue: RawIssue): string | undefined {
   if (issue.input === undefined && (issue.code === "invalid_type" || issue.code === "invalid_value")) {

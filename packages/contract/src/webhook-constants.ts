@@ -20,7 +20,7 @@ export const WEBHOOK_HEADERS = {
 export const WEBHOOK_TOLERANCE_SECONDS = 300;
 
 /**
- * Delays before each retry of a failed delivery, in ms: 8 attempts in all (docs/decisions.md ("Webhooks")).
+ * Delays before each retry of a failed delivery, in ms: 8 attempts in all (docs/decisions/webhooks.md).
  */
 export const WEBHOOK_RETRY_DELAYS_MS: readonly number[] = [
   5_000, 30_000, 120_000, 600_000, 1_800_000, 3_600_000, 10_800_000,

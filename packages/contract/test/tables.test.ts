@@ -14,7 +14,7 @@ import {
   percentOf,
 } from "../src/index.js";
 
-describe("payin transitions (docs/decisions.md: Payin statuses)", () => {
+describe("payin transitions (docs/decisions/payin-statuses.md)", () => {
   it.each([
     ["PENDING", "APPROVED", true],
     ["PENDING", "REFUSED", true],
@@ -34,7 +34,7 @@ describe("payin transitions (docs/decisions.md: Payin statuses)", () => {
   });
 });
 
-describe("payout transitions (spec: States and transitions; docs/decisions.md: Payout statuses)", () => {
+describe("payout transitions (spec: States and transitions; docs/decisions/payout-statuses.md)", () => {
   it.each([
     ["PENDING", "PROCESSING", true],
     ["PROCESSING", "COMPLETED", true],
@@ -66,7 +66,7 @@ describe("payout transitions (spec: States and transitions; docs/decisions.md: P
   });
 });
 
-describe("error codes and statuses (spec: Errors; docs/decisions.md: Wire decisions: error body)", () => {
+describe("error codes and statuses (spec: Errors; docs/decisions/error-body.md)", () => {
   it.each([
     ["INVALID_DATA", 400],
     ["REJECTED_BY_RISK", 400],
@@ -96,7 +96,7 @@ describe("error codes and statuses (spec: Errors; docs/decisions.md: Wire decisi
   });
 });
 
-describe("fees (docs/decisions.md: Fees and reserve)", () => {
+describe("fees (docs/decisions/fees-and-reserve.md)", () => {
   it.each([
     ["PIX", 10000, 99],
     ["OPEN_FINANCE", 10000, 99],
@@ -117,7 +117,7 @@ describe("fees (docs/decisions.md: Fees and reserve)", () => {
   });
 });
 
-describe("payout limits by time of day (docs/decisions.md: Payout limits, São Paulo time)", () => {
+describe("payout limits by time of day (docs/decisions/payout-limits.md, São Paulo time)", () => {
   it.each([
     ["2026-03-10T22:59:59Z", false, 10_000_000],
     ["2026-03-10T23:00:00Z", true, 100_000],

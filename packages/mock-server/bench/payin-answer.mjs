@@ -6,7 +6,8 @@
 //    content-length as node:http does.
 // 2. End to end: a fresh mock over node:http (pinned to core 0) answers POST /payin to autocannon (core
 //    1); its CPU time per request (process.cpuUsage, so the load of other processes does not count).
-// Printed: (b) - (a) per answer as a share of one POST /payin's CPU; docs/decisions.md keeps it under 5%.
+// Printed: (b) - (a) per answer as a share of one POST /payin's CPU; docs/decisions/payin-201-from-contract.md
+// keeps it under 5%.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";

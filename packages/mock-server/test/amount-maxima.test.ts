@@ -1,5 +1,5 @@
 // Amounts have per-method maxima small enough that every balance sum stays an exact integer; 2^53 − 1
-// and 2^52 are refused everywhere money enters the mock (issue 10, docs/decisions.md).
+// and 2^52 are refused everywhere money enters the mock (issue 10, docs/decisions/requests.md).
 import { MAX_AMOUNT_CENTS } from "@paykit/contract";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { samplePayin } from "../src/index.js";

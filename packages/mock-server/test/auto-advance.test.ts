@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { createMockServer, type MockServer } from "../src/index.js";
 import { apiOf, payoutBody } from "./fixtures.js";
 
-describe("automatic processing (docs/decisions.md: The mock server: starting it)", () => {
+describe("automatic processing (docs/decisions/mock-server-starting.md)", () => {
   let mock: MockServer;
   afterEach(() => mock.close());
 

@@ -24,7 +24,7 @@ function start(args: string[]): { child: ChildProcess; lines: AsyncIterableItera
   return { child, lines };
 }
 
-describe("paykit-mock (docs/decisions.md: The mock server: starting it)", () => {
+describe("paykit-mock (docs/decisions/mock-server-starting.md)", () => {
   const children: ChildProcess[] = [];
   afterEach(() => {
     for (const child of children.splice(0)) if (child.exitCode === null) child.kill("SIGKILL");

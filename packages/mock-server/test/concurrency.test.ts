@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { createMockServer, type MockServer } from "../src/index.js";
 import { basic, payoutBody } from "./fixtures.js";
 
-describe("concurrent payouts over HTTP (docs/decisions.md: Balance)", () => {
+describe("concurrent payouts over HTTP (docs/decisions/balance.md)", () => {
   let mock: MockServer;
   beforeEach(async () => {
     mock = await createMockServer({ autoAdvance: false });

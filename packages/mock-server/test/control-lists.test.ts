@@ -9,7 +9,7 @@ import {
 } from "../src/index.js";
 import { basic, payoutBody, pixPayin } from "./fixtures.js";
 
-// Every control list pages one rule (docs/decisions.md ("Control lists page")): `limit` (default 100, at
+// Every control list pages one rule (docs/decisions/shared-sandbox-control-lists-page.md): `limit` (default 100, at
 // most 1000), an opaque `cursor`, `{ data, nextCursor }`. A list is walked here past the maximum page
 // size while records are added between pages: what was there at the start comes exactly once, in the
 // list's order, and what was added never moves an entry between the pages still to come.

@@ -27,7 +27,7 @@ function expectHistory(history: { status: string; at: string }[] | undefined, st
 }
 
 // The merchant dashboard and the control lists it reads, over the same three transports as the
-// scenario suite (the dashboard's manual approval: docs/decisions.md ("Payout statuses")).
+// scenario suite (the dashboard's manual approval: docs/decisions/payout-statuses.md).
 describe.each(TRANSPORTS_AND_STORES)("the dashboard and its control lists over %s", (transport) => {
   beforeAll(() => warmStore(transport), 120_000);
   let h: Harness;

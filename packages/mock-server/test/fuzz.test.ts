@@ -45,7 +45,7 @@ const HTTP_TIME_MS = 10_000 * SCALE;
 const ADMIN_TOKEN = "fuzz-admin-token-0123456789";
 
 /**
- * 5xx answers the service documents as business errors (docs/decisions.md ("Wire decisions: error body")).
+ * 5xx answers the service documents as business errors (docs/decisions/error-body.md).
  */
 const BUSINESS_5XX = new Set(["PROVIDER_ERROR", "TEMPORARY_UNAVAILABLE", "PROVIDER_REJECTED"]);
 

@@ -2,7 +2,7 @@
 // timeout: ten payins paid at once, and a receiver that answers each in 300 ms, on a sandbox whose
 // receivers get 2 s (`webhookTimeoutMs`; the same as ten answers of 1.2 s each against the default
 // 10 s). Each answer comes inside the timeout, so each attempt must be recorded as that answer, a 200
-// at the first attempt (docs/decisions.md, "paykit-mock listen": "the sandbox's attempt is the laptop's
+// at the first attempt (docs/decisions/mock-listen.md: "the sandbox's attempt is the laptop's
 // answer"), however the sandbox hands the burst out.
 import { afterEach, expect, it } from "vitest";
 import { createMockServer } from "../src/index.js";

@@ -3,7 +3,7 @@
 // connection closed without a word, reset, or cut in the middle of the body), two in a row at times.
 // The sandbox hands an unanswered attempt out again and the listener keeps its acks for the next poll,
 // so nothing is lost and no attempt is posted twice: every delivery reaches the laptop once, and is
-// delivered at its first attempt (docs/decisions.md, "paykit-mock listen": "a poll whose answer was lost
+// delivered at its first attempt (docs/decisions/mock-listen.md: "a poll whose answer was lost
 // costs nothing").
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";

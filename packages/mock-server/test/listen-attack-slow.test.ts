@@ -2,7 +2,7 @@
 // after 12 s, past the 10 s a receiver is given. The attempt is recorded as a timeout and retried under
 // the same webhook-id; the late 200 changes nothing in the log; another delivery made meanwhile still
 // gets through; and the log names the receiver that timed out, as for any local failure
-// (docs/decisions.md, "paykit-mock listen": the local error, "…(at http://localhost:3000/webhooks)").
+// (docs/decisions/mock-listen.md: the local error, "…(at http://localhost:3000/webhooks)").
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMockServer, type MockServer, type WebhookDelivery } from "../src/index.js";
 import {

@@ -5,7 +5,7 @@ import { apiOf, type Harness, openFinancePayin, startHarness, TRANSPORTS_AND_STO
 const STORE = "https://loja.example/pedido?o=42";
 
 // The redirect to the mock bank and back (`openFinanceRedirectUrl` serves the bank's authorization
-// page: docs/decisions.md ("Payment data")), over the same three transports as the scenario suite.
+// page: docs/decisions/payment-data.md), over the same three transports as the scenario suite.
 describe.each(TRANSPORTS_AND_STORES)("the open finance bank page over %s", (transport) => {
   beforeAll(() => warmStore(transport), 120_000);
   let h: Harness;

@@ -1,5 +1,5 @@
 // The 201 answer of POST /payin is the contract's `PayinCreated`, written by JSON.stringify of the object
-// the contract's types shape (docs/decisions.md ("The 201 answer of POST /payin")): for every payment
+// the contract's types shape (docs/decisions/payin-201-from-contract.md): for every payment
 // method and card outcome, and any referenceId the API accepts (quotes, backslashes, emoji, combining
 // marks, line separators), the body parses with the contract's union and the method's own schema, gives
 // back exactly what was sent, carries exactly the method's fields, and agrees with GET /payin.

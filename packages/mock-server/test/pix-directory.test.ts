@@ -1,4 +1,4 @@
-// docs/decisions.md ("Magic values"): the PIX key directory is open. Every well-formed key whose type
+// docs/decisions/magic-values.md: the PIX key directory is open. Every well-formed key whose type
 // matches pixKeyType is found, except notfound@bank.test; its holder is derived from the key, the same
 // key always giving the same beneficiary; seeded keys keep their holders. Strict is opt-in.
 import { isValidCnpj, isValidCpf } from "@paykit/contract";

@@ -16,7 +16,7 @@ import {
   type TransportName,
 } from "./fixtures.js";
 
-// One scenario suite, three transports (docs/decisions.md ("How the code is shaped"): engine tests open no
+// One scenario suite, three transports (docs/decisions/how-the-code-is-shaped.md: engine tests open no
 // port; the same scenarios then run over node:http and msw) and the durable stores. Each store's run is
 // a test file of its own (scenarios*.test.ts), so that vitest's workers run them side by side.
 /** Registers the whole scenario suite over one transport or store. */
@@ -39,7 +39,7 @@ export function scenarioSuite(transport: TransportName): void {
     });
     afterEach(() => h.close());
 
-    describe("authentication (spec: Authentication; docs/decisions.md: Authentication)", () => {
+    describe("authentication (spec: Authentication; docs/decisions/authentication.md)", () => {
       it("answers 403 KYC_NOT_APPROVED on every request of an account without KYC", async () => {
         const keys = await h.control.createAccount({ kycApproved: false });
         const other = apiOf(h, keys);
@@ -70,7 +70,7 @@ export function scenarioSuite(transport: TransportName): void {
       });
     });
 
-    describe("POST /payin (spec: payin creation; docs/decisions.md: Magic values)", () => {
+    describe("POST /payin (spec: payin creation; docs/decisions/magic-values.md)", () => {
       it("creates a PIX payin PENDING with a valid BR Code for the amount in reais", async () => {
         const res = await api.post("/payin", pixPayin({ amount: 12_345 }));
         expect(res.status).toBe(201);
@@ -224,7 +224,7 @@ export function scenarioSuite(transport: TransportName): void {
       });
     });
 
-    describe("payin transitions (docs/decisions.md: Payin statuses)", () => {
+    describe("payin transitions (docs/decisions/payin-statuses.md)", () => {
       it("a paid PIX becomes APPROVED with its net amount, and cannot be paid twice", async () => {
         const created = await api.post("/payin", pixPayin({ amount: 10_000 }));
         const paid = await h.control.payPayin(created.body.id);
@@ -296,7 +296,7 @@ export function scenarioSuite(transport: TransportName): void {
       });
     });
 
-    describe("POST /payout (docs/decisions.md: Balance, Payout statuses, Magic values)", () => {
+    describe("POST /payout (docs/decisions/balance.md, docs/decisions/payout-statuses.md, docs/decisions/magic-values.md)", () => {
       it("creates a PENDING payout, debits it at once and walks PROCESSING → COMPLETED", async () => {
         const res = await api.post("/payout", payoutBody({ amount: 5_000 }));
         expect(res.status).toBe(201);
@@ -467,7 +467,7 @@ export function scenarioSuite(transport: TransportName): void {
       });
     });
 
-    describe("GET /payout (docs/decisions.md: Listing payouts)", () => {
+    describe("GET /payout (docs/decisions/listing-payouts.md)", () => {
       it("lists newest first with exact meta and filters", async () => {
         const keys = await h.control.createAccount({ balance: 1_000_000 });
         const a = apiOf(h, keys);
@@ -515,7 +515,7 @@ export function scenarioSuite(transport: TransportName): void {
       });
     });
 
-    describe("control API and faults (docs/decisions.md: The mock server: control API, Faults)", () => {
+    describe("control API and faults (docs/decisions/mock-control-api.md, docs/decisions/faults.md)", () => {
       it("a status fault answers without running the handler, `times` times", async () => {
         await h.control.addFault({ method: "POST", path: "/payout", status: 503, times: 2 });
         const body = payoutBody();
@@ -613,7 +613,7 @@ export function scenarioSuite(transport: TransportName): void {
       });
     });
 
-    describe("post-order 3DS through the mock acquirer (docs/decisions.md: 3DS)", () => {
+    describe("post-order 3DS through the mock acquirer (docs/decisions/three-ds.md)", () => {
       it("serves the SDK script and the challenge page; the session must match the transaction", async () => {
         const created = await api.post(
           "/payin",
@@ -770,7 +770,7 @@ export function scenarioSuite(transport: TransportName): void {
     }, 120_000);
     afterAll(() => h?.close());
 
-    describe("authentication (spec: Authentication; docs/decisions.md: Authentication)", () => {
+    describe("authentication (spec: Authentication; docs/decisions/authentication.md)", () => {
       it.each([
         ["no Authorization header", undefined],
         ["a wrong secret key", "wrong"],
@@ -788,7 +788,7 @@ export function scenarioSuite(transport: TransportName): void {
       });
     });
 
-    describe("bad requests never crash the mock (docs/decisions.md: Wire decisions: error body)", () => {
+    describe("bad requests never crash the mock (docs/decisions/error-body.md)", () => {
       const auth = () => ({ authorization: basic(h.account) });
       it.each([
         ["malformed JSON", "{not json", "application/json", 400, "INVALID_DATA"],

@@ -44,7 +44,7 @@ async function post(engine: MockEngine, path: string, body: unknown, keys = engi
 }
 
 describe.each(["memory", "pglite", "postgres"] as const)(
-  "the webhook outbox, state in %s (docs/decisions.md: Webhooks)",
+  "the webhook outbox, state in %s (docs/decisions/webhooks.md)",
   (kind) => {
     beforeAll(() => warmStore(kind), 120_000);
     const cleanups: Array<() => void | Promise<void>> = [];
@@ -80,7 +80,7 @@ describe.each(["memory", "pglite", "postgres"] as const)(
 
       const up = await receiver(probe.port);
       cleanups.push(() => new Promise<void>((r) => up.server.close(() => r())));
-      // flush runs only DUE retries (docs/decisions.md ("Mock server")): the third attempt is 30 s away on
+      // flush runs only DUE retries (docs/decisions/mock-server.md): the third attempt is 30 s away on
       // the mock clock.
       expect(await engine.control.flushWebhooks()).toEqual([]);
       expect(up.received).toHaveLength(0);

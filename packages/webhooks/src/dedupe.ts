@@ -116,7 +116,7 @@ export interface WebhookDeduplicatorOptions {
   leaseMs?: number;
   /**
    * How long a handled delivery is remembered, in ms. Paykit retries a delivery for about 4.6 hours
-   * (docs/decisions.md ("Webhooks")), so the default covers every retry with margin.
+   * (docs/decisions/webhooks.md), so the default covers every retry with margin.
    * @default 86400000 (24 h)
    */
   ttlMs?: number;

@@ -47,7 +47,7 @@ function readJson(body: RawWebhookBody | object): unknown {
  */
 export function parseWebhook(body: RawWebhookBody | object, options: ParseWebhookOptions = {}): WebhookEvent {
   const json = readJson(body);
-  // docs/decisions.md ("Webhooks"): a payout's body has `pixKey`, a payin's has `paymentMethod`.
+  // docs/decisions/webhooks.md: a payout's body has `pixKey`, a payin's has `paymentMethod`.
   const kind = webhookKindOf(json);
   if (kind === null) {
     throw new WebhookParseError(

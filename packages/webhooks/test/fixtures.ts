@@ -1,6 +1,6 @@
 import type { PayinWebhookBody, PayoutWebhookBody } from "@paykit/contract";
 
-/** A payin webhook body exactly as docs/decisions.md ("Webhooks") describes it. */
+/** A payin webhook body exactly as docs/decisions/webhooks.md describes it. */
 export const payinBody: PayinWebhookBody = {
   id: "pi_01JD0000000000000000000000",
   status: "APPROVED",

@@ -1,4 +1,4 @@
-// A missing secret is an error, never "verification off" (docs/decisions.md ("Webhooks")): a forged,
+// A missing secret is an error, never "verification off" (docs/decisions/webhooks.md): a forged,
 // unsigned body must be refused by every entry point whatever the configuration mistake.
 
 import { Webhook } from "standardwebhooks";

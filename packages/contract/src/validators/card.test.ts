@@ -65,7 +65,7 @@ describe("isLuhnValid: the mod-10 check that guards card numbers", () => {
   });
 });
 
-describe("isValidCardNumber: 13-19 digits, no spaces, Luhn-valid (docs/decisions.md, Card)", () => {
+describe("isValidCardNumber: 13-19 digits, no spaces, Luhn-valid (docs/decisions/card.md)", () => {
   it.each([
     ["4111111111111111", "Visa test card"],
     ["4000000000003220", "the mock's 3DS card"],

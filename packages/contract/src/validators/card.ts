@@ -1,4 +1,4 @@
-// Card numbers are checked by length and Luhn only (docs/decisions.md ("Card")). The library's
+// Card numbers are checked by length and Luhn only (docs/decisions/card.md). The library's
 // isValidCreditCard is not used: it also takes masks and refuses repeated-digit numbers, which
 // our rule does not.
 const CARD_NUMBER = /^\d{13,19}$/;

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isValidCep } from "./cep.js";
 
-describe("isValidCep: exactly 8 digits, digits only (docs/decisions.md, Customer)", () => {
+describe("isValidCep: exactly 8 digits, digits only (docs/decisions/customer.md)", () => {
   it.each([["01310100"], ["20040020"], ["00000000"]])("accepts %s", (value) => {
     expect(isValidCep(value)).toBe(true);
   });

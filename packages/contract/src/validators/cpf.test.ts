@@ -11,7 +11,7 @@ function changeDigit(value: string, at: number, by: number): string {
   return value.slice(0, at) + String((Number(value[at]) + by) % 10) + value.slice(at + 1);
 }
 
-describe("isValidCpf: 11 digits, digits only, valid check digits (docs/decisions.md, Customer)", () => {
+describe("isValidCpf: 11 digits, digits only, valid check digits (docs/decisions/customer.md)", () => {
   it.each([
     ["12345678909", "a valid CPF"],
     ["52998224725", "another valid CPF"],

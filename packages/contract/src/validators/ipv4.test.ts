@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isValidIpv4 } from "./ipv4.js";
 
-describe("isValidIpv4: a dotted quad, parts 0-255, no leading zeros (docs/decisions.md, Customer)", () => {
+describe("isValidIpv4: a dotted quad, parts 0-255, no leading zeros (docs/decisions/customer.md)", () => {
   it.each([["0.0.0.0"], ["127.0.0.1"], ["192.168.0.10"], ["255.255.255.255"], ["10.0.100.9"]])(
     "accepts %s",
     (value) => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { isValidPhone } from "./phone.js";
 
-describe("isValidPhone: digits only, 55 + area code + 8 or 9 digits (docs/decisions.md, Customer)", () => {
+describe("isValidPhone: digits only, 55 + area code + 8 or 9 digits (docs/decisions/customer.md)", () => {
   it.each([
     ["5511987654321", "a São Paulo mobile, 13 digits"],
     ["551130000000", "a São Paulo landline, 12 digits"],

@@ -1,6 +1,6 @@
 import { getAreaCodeInfo } from "@brazilian-utils/brazilian-utils/get-area-code-info";
 
-// docs/decisions.md ("Customer"): digits only, 55 + area code (DDD) + 8-digit landline or 9-digit mobile.
+// docs/decisions/customer.md: digits only, 55 + area code (DDD) + 8-digit landline or 9-digit mobile.
 // The library's isValidPhone is not used: it strips masks and a "+", and "55" is also a DDD (RS),
 // so its reading of a bare 55-prefixed number is ambiguous.
 const PHONE_DIGITS = /^55(\d{2})(\d{8}|9\d{8})$/;

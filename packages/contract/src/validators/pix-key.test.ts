@@ -16,7 +16,7 @@ const EXAMPLES: ReadonlyArray<readonly [PixKeyType, string, string]> = [
   ["EVP", "71C7D9BE-4B85-4E43-9F1C-1F3B8B4E9A2D", "an uppercase UUID"],
 ];
 
-describe("isValidPixKey: the key matches its pixKeyType (docs/decisions.md, PIX keys)", () => {
+describe("isValidPixKey: the key matches its pixKeyType (docs/decisions/pix-keys.md)", () => {
   it.each(EXAMPLES)("accepts a %s key %j (%s)", (type, key) => {
     expect(isValidPixKey(type, key)).toBe(true);
   });

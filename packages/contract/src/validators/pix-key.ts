@@ -16,7 +16,7 @@ const EVP = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Whether `key` is a well-formed PIX key of the given `type`, as a payout's `pixKey` must be
- * (docs/decisions.md ("PIX keys")). Whether the key is registered in the directory is the service's call.
+ * (docs/decisions/pix-keys.md). Whether the key is registered in the directory is the service's call.
  *
  * - CPF: 11 digits with valid check digits.
  * - CNPJ: 14 characters, numeric or alphanumeric, valid check digits.

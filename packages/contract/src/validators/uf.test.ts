@@ -2,7 +2,7 @@ import { getStates } from "@brazilian-utils/brazilian-utils/get-states";
 import { describe, expect, it } from "vitest";
 import { isValidUf, UF_CODES } from "./uf.js";
 
-describe("isValidUf: one of the 27 state codes (docs/decisions.md, Customer)", () => {
+describe("isValidUf: one of the 27 state codes (docs/decisions/customer.md)", () => {
   it("lists the same 27 codes as the library's table of states", () => {
     expect(UF_CODES).toHaveLength(27);
     expect([...UF_CODES].sort()).toEqual(

@@ -12,7 +12,7 @@ export type ControlMethods = {
 };
 
 /**
- * The control API of the mock as typed methods (docs/decisions.md ("The mock server: control API")),
+ * The control API of the mock as typed methods (docs/decisions/mock-control-api.md),
  * one per entry of the control table, plus `listPage`/`listAll` over its lists. Two implementations
  * share it: direct calls on an in-process engine, and HTTP calls to `/_mock/*` of a running mock.
  * Every failure rejects with a {@link MockControlError} carrying the service's error body.

@@ -1,5 +1,6 @@
 // Which accounts a control call needs in memory, derived from its scope in the control table: a store
-// that reads accounts on use (docs/decisions.md, "Accounts load on use") reads them before the call runs.
+// that reads accounts on use (docs/decisions/shared-sandbox-accounts-load-on-use.md) reads them before
+// the call runs.
 import type { AccountNeeds } from "../domain/persistence.js";
 import type { ControlScope } from "./call.js";
 

@@ -1,4 +1,4 @@
-// The mock's control API as one table (docs/decisions.md ("The mock server: control API")): each entry
+// The mock's control API as one table (docs/decisions/mock-control-api.md): each entry
 // is one call, with its method and path under /_mock, whom it concerns, its body and query schemas, how
 // the typed method's arguments become a request, and the domain operation it runs. The HTTP routes
 // (http/control-routes.ts), the in-process control (direct.ts), the HTTP client (http-client.ts), the

@@ -24,7 +24,7 @@ export type FeeOverrides = Omit<Partial<FeeSchedule>, "payin"> & {
 };
 
 /**
- * Options of a new mock account (`POST /_mock/accounts`, docs/decisions.md ("The mock server: control API")).
+ * Options of a new mock account (`POST /_mock/accounts`, docs/decisions/mock-control-api.md).
  */
 export interface CreateAccountParams {
   /** Whether the merchant's KYC is approved; without it every request is 403. @default true */
@@ -82,7 +82,7 @@ export interface RotatedWebhookSecret {
 /** How long deliveries stay signed with the previous secret after a rotation: 24 h of mock time. */
 export const WEBHOOK_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
 
-/** The balance of an account in cents (docs/decisions.md ("Balance")). */
+/** The balance of an account in cents (docs/decisions/balance.md). */
 export interface AccountBalance {
   /** What a payout may take now: approved net − unreleased reserves − payouts still debited. */
   available: number;
@@ -142,7 +142,7 @@ export class Account {
   /** Builds the BR Codes of the account's PIX payins. */
   readonly pixCharge: PixCharge;
 
-  // Running totals, so the balance check of a payout never scans (docs/decisions.md ("Balance")).
+  // Running totals, so the balance check of a payout never scans (docs/decisions/balance.md).
   openingBalance: number;
   approvedNet = 0;
   reserved = 0;
@@ -320,7 +320,7 @@ function mergeFees(base: FeeSchedule, patch: FeeOverrides | undefined): FeeSched
   return { ...base, ...patch, payin };
 }
 
-/** A new mock key pair: `pk_test_`/`sk_test_`, never `_live_` (docs/decisions.md ("Authentication")). */
+/** A new mock key pair: `pk_test_`/`sk_test_`, never `_live_` (docs/decisions/authentication.md). */
 export function newKeyPair(): { publicKey: string; secretKey: string } {
   return { publicKey: `pk_test_${randomString(24)}`, secretKey: `sk_test_${randomString(32)}` };
 }
@@ -363,7 +363,7 @@ function verifyCredentials(header: string | undefined, byPublicKey: ReadonlyMap<
 const REMEMBERED_HEADERS = 64;
 
 /**
- * The merchant API's Basic auth (docs/decisions.md ("Authentication")). A test suite sends one header
+ * The merchant API's Basic auth (docs/decisions/authentication.md). A test suite sends one header
  * on every request, so each exact header that was accepted is remembered with its account and not
  * parsed and compared again. Only accepted headers are kept: every refused or new one still takes the
  * constant-time path. A remembered account counts only while it is still the one its public key opens

@@ -14,7 +14,7 @@ export function clockTimeOf(iso: string): number {
 
 /**
  * The mock's clock: starts at real time and moves forward with it, unless a test sets or advances it
- * (docs/decisions.md ("Time and the mock's clock")). Expiry, payout limits, reserves and webhook
+ * (docs/decisions/time-and-the-mock-clock.md). Expiry, payout limits, reserves and webhook
  * retries all read it.
  */
 export class MockClock {

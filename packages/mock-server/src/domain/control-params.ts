@@ -10,12 +10,12 @@ import { CLOCK_MAX_MS, CLOCK_MIN_MS, clockTimeOf } from "./clock.js";
 import { LISTEN_EVENT } from "./listeners.js";
 import { CONTROL_LIST_LIMIT } from "./lists.js";
 
-// Shapes of the mock's own control API (docs/decisions.md ("The mock server: control API")). They are not
+// Shapes of the mock's own control API (docs/decisions/mock-control-api.md). They are not
 // wire shapes of the service, so they live here rather than in @paykit/contract. Every text field is a
-// storableString, the contract's one rule for text (docs/decisions.md ("Storable text")): what a control
+// storableString, the contract's one rule for text (docs/decisions/shared-sandbox-storable-text.md): what a control
 // call accepts, every store keeps.
 
-// Money settings are capped so that every balance sum stays an exact integer (docs/decisions.md).
+// Money settings are capped so that every balance sum stays an exact integer (docs/decisions/requests.md).
 const MAX_SETTING_CENTS = MAX_AMOUNT_CENTS.PAYOUT;
 /** The largest opening balance of a mock account, in cents (R$ 100 bilhões). */
 export const MAX_OPENING_BALANCE_CENTS = 10_000_000_000_000;

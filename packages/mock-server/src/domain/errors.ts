@@ -2,7 +2,7 @@ import { ERROR_STATUS, type ErrorDetail, type KnownErrorCode } from "@paykit/con
 
 /**
  * An error the service answers with its decided body `{ code, message, details? }`
- * (docs/decisions.md ("Wire decisions: error body")).
+ * (docs/decisions/error-body.md).
  */
 export class ApiError extends Error {
   override readonly name = "ApiError";

@@ -1,7 +1,7 @@
 import { ERROR_STATUS, isKnownErrorCode } from "@paykit/contract";
 import { ApiError } from "./errors.js";
 
-/** A fault to inject into the next matching requests (docs/decisions.md ("Faults")). */
+/** A fault to inject into the next matching requests (docs/decisions/faults.md). */
 export interface FaultParams {
   /** HTTP method to match. @default any */
   method?: string;

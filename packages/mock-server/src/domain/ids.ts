@@ -48,7 +48,7 @@ const ULID_TIME_CHARS = 10;
 const ULID_RANDOM_CHARS = 16;
 
 /**
- * Time-ordered ids (docs/decisions.md ("Ids")): a ULID-like 26-character Crockford base32 string whose
+ * Time-ordered ids (docs/decisions/ids.md): a ULID-like 26-character Crockford base32 string whose
  * first 10 characters are the mock-clock time, monotonic within one millisecond.
  */
 export class UlidFactory {
@@ -95,7 +95,7 @@ function pad(value: number, width: number): string {
 
 /**
  * A PIX end-to-end id: `E` + the sending institution's 8-digit ISPB + `yyyyMMddHHmm` (UTC) + 11
- * alphanumerics, 32 characters (docs/decisions.md ("Ids")).
+ * alphanumerics, 32 characters (docs/decisions/ids.md).
  */
 export function endToEndId(ispb: string, atMs: number): string {
   const d = new Date(atMs);

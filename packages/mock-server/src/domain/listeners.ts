@@ -3,7 +3,7 @@
 // polls (`POST /_mock/accounts/{id}/listen`); while one is attached, each attempt of the account's
 // deliveries is handed to it instead of being sent to the delivery's URL, and its answer (the local
 // receiver's status, or what went wrong) is recorded as that attempt. One listener per account at a
-// time: a new one takes over and the older one is told. See docs/decisions.md ("paykit-mock listen").
+// time: a new one takes over and the older one is told. See docs/decisions/mock-listen.md.
 
 /** A delivery's attempt handed to a listener: the very request the sandbox would send. */
 export interface ListenAttempt {

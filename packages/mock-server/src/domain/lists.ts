@@ -12,7 +12,7 @@ import {
 
 /**
  * Bounds of every control API list (payins, payouts, the delivery log, accounts, PIX keys): a page holds
- * at most `max` entries whatever the account's history (docs/decisions.md ("Control lists page")).
+ * at most `max` entries whatever the account's history (docs/decisions/shared-sandbox-control-lists-page.md).
  */
 export const CONTROL_LIST_LIMIT = {
   /** Entries answered when no `limit` is given. */

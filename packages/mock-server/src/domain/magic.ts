@@ -1,6 +1,6 @@
 import type { KnownErrorCode } from "@paykit/contract";
 
-/** What the mock acquirer decides for a card number (docs/decisions.md ("Magic values")). */
+/** What the mock acquirer decides for a card number (docs/decisions/magic-values.md). */
 export type CardOutcome =
   | { kind: "status"; status: "APPROVED" | "REFUSED" | "PENDING_3DS" }
   | { kind: "error"; code: KnownErrorCode; message: string };
@@ -35,7 +35,7 @@ export function cardOutcome(number: string | undefined): CardOutcome {
 /** A payer whose e-mail ends with this domain is denied by antifraud, whatever the method. */
 export const RISK_EMAIL_SUFFIX = "@risk.test";
 
-/** The PIX keys whose payouts settle badly (docs/decisions.md ("Magic values")). */
+/** The PIX keys whose payouts settle badly (docs/decisions/magic-values.md). */
 export const MAGIC_PIX_KEYS = {
   /** Created, then FAILED with PROVIDER_REJECTED at the step after PROCESSING. */
   reject: "reject@bank.test",

@@ -1,6 +1,6 @@
 // When an account next has work due, for a store that takes idle accounts out of memory: it saves
 // this with the account, and reads the account back in when the time comes, so an expiry, a webhook
-// retry or a payout step never waits for a request (docs/decisions.md, "Accounts load on use").
+// retry or a payout step never waits for a request (docs/decisions/shared-sandbox-accounts-load-on-use.md).
 import { ADVANCEABLE } from "./payouts.js";
 import type { MockState } from "./state.js";
 

@@ -27,7 +27,7 @@ export function bankAuthorization(state: MockState, id: string): BankAuthorizati
 /**
  * The customer's decision at the bank: "approve" makes the payin APPROVED, "deny" REFUSED. Taken only
  * from the page the bank rendered for this payin, whose token another site cannot read (403
- * INVALID_PAGE_TOKEN otherwise: docs/decisions.md ("Mock server")); any other decision is 400
+ * INVALID_PAGE_TOKEN otherwise: docs/decisions/mock-server.md); any other decision is 400
  * INVALID_DATA. Nothing changes on a refusal.
  */
 export function decideAtBank(state: MockState, id: string, post: BankDecisionPost): PayinRecord {

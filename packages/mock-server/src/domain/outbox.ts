@@ -22,7 +22,7 @@ export interface WebhookAttempt {
   error: string | null;
 }
 
-/** An entry of the delivery log (docs/decisions.md ("Webhooks")). */
+/** An entry of the delivery log (docs/decisions/webhooks.md). */
 export interface WebhookDelivery {
   /** Delivery id (`wh_…`), for `redeliverWebhook`. */
   id: string;
@@ -129,7 +129,7 @@ const OUT_OF_ORDER_HOLD_MS = 50;
 
 /**
  * The webhook outbox: every status change becomes a delivery that is retried on the mock clock until
- * the receiver answers 2xx, so a receiver that is down never loses an event (docs/decisions.md ("Webhooks")).
+ * the receiver answers 2xx, so a receiver that is down never loses an event (docs/decisions/webhooks.md).
  */
 export class Outbox {
   readonly #deliveries: DeliveryState[] = [];
@@ -232,7 +232,7 @@ export class Outbox {
 
   /**
    * Runs every retry that is due on the mock clock (and releases held out-of-order events) now, and
-   * resolves once every attempt has settled (docs/decisions.md ("Mock server")). A retry whose time has
+   * resolves once every attempt has settled (docs/decisions/mock-server.md). A retry whose time has
    * not come is left for later: move the clock first (`POST /_mock/clock`), then flush. With `accountId`,
    * only that account's deliveries, and only their attempts are awaited (another account's hanging
    * receiver does not hold up a test run on a shared sandbox).
@@ -499,9 +499,9 @@ export class Outbox {
     d.stale = false;
     const run = async (): Promise<void> => {
       // With a durable store an event leaves only once it is committed: neither a crash nor a failed
-      // save sends a status change that the store does not hold (docs/decisions.md ("Webhooks only for
-      // committed changes")). After a failed save the state is read back, and the delivery with it if
-      // it was saved: that copy sends it, this one never does.
+      // save sends a status change that the store does not hold
+      // (docs/decisions/shared-sandbox-webhooks-after-commit.md). After a failed save the state is read
+      // back, and the delivery with it if it was saved: that copy sends it, this one never does.
       if (this.hooks !== null) {
         const committed = await this.hooks.saved(d.entry.id).then(
           () => true,
@@ -526,8 +526,8 @@ export class Outbox {
   }
 
   /**
-   * Keeps a resource's events in order on their way to a listener (docs/decisions.md ("paykit-mock
-   * listen")): the older deliveries of the same resource that are still pending go first, now, and
+   * Keeps a resource's events in order on their way to a listener (docs/decisions/mock-listen.md): the older
+   * deliveries of the same resource that are still pending go first, now, and
    * this one waits for them. Answers false when one of them did not get through: this one then waits
    * behind it, unattempted, until that one's retry.
    */

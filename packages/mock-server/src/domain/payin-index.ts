@@ -27,7 +27,7 @@ function idTime(id: string): number {
 }
 
 /**
- * Every payin of the mock by id. A payin id is time-ordered (docs/decisions.md ("Ids")), so payins are
+ * Every payin of the mock by id. A payin id is time-ordered (docs/decisions/ids.md), so payins are
  * grouped by the millisecond their id encodes: under load a few dozen payins share one entry, and a
  * new payin is appended to the entry of the moment rather than inserted into a hash table of every
  * payin (an insert into a table of 100,000 entries misses the CPU caches several times). A lookup

@@ -23,13 +23,14 @@ import type { TraceContext } from "./trace-context.js";
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
-/** A PIX charge expires 1 h after creation (docs/decisions.md ("Payin statuses")). */
+/** A PIX charge expires 1 h after creation (docs/decisions/payin-statuses.md). */
 export const PIX_EXPIRY_MS = HOUR_MS;
 /** A boleto is due, and expires, 3 days after creation. */
 export const BOLETO_EXPIRY_MS = 3 * DAY_MS;
 /**
- * A card payin left in PENDING_3DS expires 15 minutes after creation (docs/decisions.md ("3DS challenge
- * expiry")): longer than the browser's default `challengeTimeoutMs` of 10 minutes.
+ * A card payin left in PENDING_3DS expires 15 minutes after creation
+ * (docs/decisions/three-ds-challenge-expiry.md): longer than the browser's default
+ * `challengeTimeoutMs` of 10 minutes.
  */
 export const THREE_DS_EXPIRY_MS = 15 * 60_000;
 /** The issuing bank of the mock's boletos (Banco do Brasil's COMPE code). */
@@ -115,7 +116,7 @@ export function createPayin(
     case "CREDIT_CARD": {
       const card = params.card;
       payin.installments = card.installments;
-      // Only brand and last four digits are kept (docs/decisions.md ("Card")).
+      // Only brand and last four digits are kept (docs/decisions/card.md).
       payin.card = "number" in card ? { brand: cardBrand(card.number), last4: cardLast4(card.number) } : null;
       if (status === "PENDING_3DS") {
         payin.threeDS = { transactionId: `3ds_${randomString(24)}`, session: randomToken(), outcome: null };
@@ -156,7 +157,7 @@ export function payinOf(state: MockState, account: Account | null, id: string): 
 
 /**
  * Books an approved payin: net of its fee, with the card reserve held for its days
- * (docs/decisions.md ("Fees and reserve")).
+ * (docs/decisions/fees-and-reserve.md).
  */
 function credit(state: MockState, account: Account, payin: PayinRecord): void {
   const net = payin.amount - payinFee(payin.paymentMethod, payin.amount, account.fees);

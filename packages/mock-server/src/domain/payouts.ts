@@ -26,7 +26,7 @@ export const ADVANCEABLE: ReadonlySet<string> = new Set(["PENDING", "APPROVED", 
  * Creates a payout from a POST /payout body. Checks run in this order: shape, fee, directory,
  * duplicate referenceId, time-of-day limit, balance, acquirer availability, synchronous bank
  * rejection. The balance check and the debit happen in one synchronous step, so concurrent payouts
- * can never overdraw (docs/decisions.md ("Balance")). `trace` is the creating request's trace context
+ * can never overdraw (docs/decisions/balance.md). `trace` is the creating request's trace context
  * (null without a valid `traceparent`): every webhook of the payout carries it.
  */
 export function createPayout(
@@ -183,7 +183,7 @@ function located(state: MockState, id: string): { account: Account; payout: Payo
   throw new ApiError("NOT_FOUND", `payout ${id} does not exist`);
 }
 
-/** The control API's payout operations (docs/decisions.md ("The mock server: control API")). */
+/** The control API's payout operations (docs/decisions/mock-control-api.md). */
 export const payoutControl = {
   /** The dashboard approves a payout: AWAITING_APPROVAL → APPROVED. */
   approve(state: MockState, id: string): PayoutRecord {
@@ -253,7 +253,7 @@ function lowerBound(list: readonly PayoutRecord[], ms: number): number {
 /**
  * GET /payout: newest first (createdAt desc, then id desc). Walks the account's id-sorted array from
  * the newest end and stops once the page is full; totals come from counters or binary search, so an
- * unfiltered page costs the same with 1,000 or 100,000 payouts (docs/decisions.md ("Listing payouts")).
+ * unfiltered page costs the same with 1,000 or 100,000 payouts (docs/decisions/listing-payouts.md).
  */
 export function listPayouts(account: Account, rawQuery: unknown): PayoutList {
   const result = validate(compiled(PayoutListQuery), rawQuery);

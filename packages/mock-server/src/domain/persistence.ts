@@ -81,8 +81,8 @@ export interface AccountNeeds {
 
 /**
  * The 503 of a request whose changes a failed save did not store (`"no"`), or whose save was cut off
- * while committing (`"unknown"`): the engine then goes back to what its store holds (docs/decisions.md
- * ("Webhooks only for committed changes")).
+ * while committing (`"unknown"`): the engine then goes back to what its store holds
+ * (docs/decisions/shared-sandbox-webhooks-after-commit.md).
  */
 export function changesNotStored(outcome: "no" | "unknown"): ApiError {
   const message =

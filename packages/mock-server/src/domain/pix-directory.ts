@@ -20,7 +20,7 @@ export interface PixKeyEntry {
 
 /**
  * The keys every mock starts with (documented in the README). Keys at `@bank.test` are the magic
- * payout outcomes of docs/decisions.md ("Magic values"); `notfound@bank.test` is deliberately absent.
+ * payout outcomes of docs/decisions/magic-values.md; `notfound@bank.test` is deliberately absent.
  */
 export const SEED_PIX_KEYS: readonly PixKeyEntry[] = [
   { key: "12345678909", type: "CPF", name: "João da Silva", document: "12345678909", ispb: "00360305" },
@@ -150,7 +150,7 @@ function normalize(type: PixKeyType, key: string): string {
 
 /**
  * How a mock account's PIX directory answers a well-formed key that is neither seeded nor registered:
- * `open` (the default, docs/decisions.md ("Magic values")) finds it with a holder derived from the key, as a
+ * `open` (the default, docs/decisions/magic-values.md) finds it with a holder derived from the key, as a
  * real directory finds a merchant's own test keys; `strict` knows only the seeded and registered keys.
  */
 export type PixDirectoryMode = "open" | "strict";
@@ -247,8 +247,8 @@ export function derivedHolder(type: PixKeyType, key: string): PixKeyEntry {
 /**
  * The PIX key directory. A payout's key must be well formed and match its `pixKeyType` (checked by the
  * contract first); the seeded and registered keys keep their holders, and in the `open` mode every other
- * key is found too except `notfound@bank.test`. A key not found is `INVALID_PIX_KEY` (docs/decisions.md,
- * "PIX keys" and "Magic values").
+ * key is found too except `notfound@bank.test`. A key not found is `INVALID_PIX_KEY`
+ * (docs/decisions/pix-keys.md and docs/decisions/magic-values.md).
  */
 export class PixDirectory {
   readonly #entries = new Map<string, PixKeyEntry>();

@@ -13,7 +13,7 @@ import type {
 import type { PixCharge } from "./pix-charge.js";
 
 /**
- * What the mock keeps of a card: brand and last four digits, never the number (docs/decisions.md ("Card")).
+ * What the mock keeps of a card: brand and last four digits, never the number (docs/decisions/card.md).
  */
 export interface StoredCard {
   brand: string;
@@ -37,7 +37,7 @@ interface StoredChange<S> {
   at: number;
 }
 
-/** The open post-order 3DS challenge of a card payin (docs/decisions.md ("3DS")). */
+/** The open post-order 3DS challenge of a card payin (docs/decisions/three-ds.md). */
 export interface ThreeDSChallenge {
   transactionId: string;
   session: string;

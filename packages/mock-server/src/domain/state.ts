@@ -194,7 +194,7 @@ export class MockState {
         ? { publicKey: fixed.publicKey, secretKey: fixed.secretKey }
         : newKeyPair();
     // The default account signs its deliveries from the first run
-    // (docs/decisions.md ("The mock server: starting it")): a random secret unless fixed
+    // (docs/decisions/mock-server-starting.md): a random secret unless fixed
     // (`--webhook-secret`), kept across resets like its keys.
     const webhookSecret = fixed.webhookSecret ?? newWebhookSecret();
     this.#defaultParams = { ...DEFAULT_ACCOUNT, ...fixed, ...keys, webhookSecret };

@@ -21,7 +21,7 @@ export interface ChallengeDecision {
 
 /**
  * Why the challenge of a 3DS transaction is closed, or null while the customer may still decide it: a
- * challenge that is not open is never shown again (docs/decisions.md ("A 3DS challenge that is not open")).
+ * challenge that is not open is never shown again (docs/decisions/three-ds-challenge-not-open.md).
  */
 export function closedChallenge(state: MockState, transactionId: string): ClosedChallenge | null {
   const payin = state.payinsByThreeDSTransaction.get(transactionId);

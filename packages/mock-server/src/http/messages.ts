@@ -3,7 +3,7 @@ import { ApiError } from "../domain/errors.js";
 
 /**
  * Largest request body the service takes, in bytes (413 over 1 MiB:
- * docs/decisions.md ("Wire decisions: error body")).
+ * docs/decisions/error-body.md).
  */
 export const MAX_BODY_BYTES = 1024 * 1024;
 

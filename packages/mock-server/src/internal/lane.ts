@@ -2,7 +2,7 @@
  * A first-in first-out queue of one kind of scheduled work (the domain's PIX expiries), for items whose
  * moments come in order: it keeps the item, its moment and its sequence number in three flat arrays,
  * so a million pending items cost no task object and no boxed number each
- * (docs/decisions.md ("Time and the mock's clock")). A scheduler runs its head in moment order with
+ * (docs/decisions/time-and-the-mock-clock.md). A scheduler runs its head in moment order with
  * its other work.
  */
 export class Lane<T> {

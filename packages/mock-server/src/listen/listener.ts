@@ -4,7 +4,7 @@
 // records as those attempts. Long polling rather than server-sent events: each poll is one ordinary
 // request, so it goes through every mock process of a shared sandbox, any proxy and the shared sandbox's
 // access rules as they are, and a poll whose answer is lost loses nothing (the sandbox hands an
-// unanswered attempt out again). See docs/decisions.md ("paykit-mock listen").
+// unanswered attempt out again). See docs/decisions/mock-listen.md.
 import { randomUUID } from "node:crypto";
 import { accountOf } from "../control/account-of.js";
 import { createHttpControl } from "../control/http-client.js";

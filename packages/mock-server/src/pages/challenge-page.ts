@@ -12,7 +12,7 @@ export interface ChallengePageFields {
 
 /**
  * The challenge page loaded in the iframe: waits for the session from its parent (origin checked),
- * shows the buttons docs/decisions.md ("3DS") names (accessible names Approve / Reject / Cancel, the
+ * shows the buttons docs/decisions/three-ds.md names (accessible names Approve / Reject / Cancel, the
  * Portuguese beside them, hidden from the accessible name),
  * then Approve / Reject post `{ tx, session, action }` to the mock and report the outcome to the
  * parent; Cancel reports CANCELED without touching the payin.

@@ -1,6 +1,6 @@
 /**
  * The mock's merchant dashboard at `/_mock/dashboard`: a self-contained page whose inline script reads
- * and drives the JSON control API under `/_mock` (docs/decisions.md ("The mock server: control API")).
+ * and drives the JSON control API under `/_mock` (docs/decisions/mock-control-api.md).
  * Everything it shows comes from these calls, so the page holds no state of its own:
  *
  * | call | for |

@@ -20,7 +20,7 @@ export interface OpenFinancePageFields {
 
 /**
  * The mock bank's open finance authorization page: Approve / Deny buttons that post a form to the
- * mock, which moves the payin to APPROVED or REFUSED (docs/decisions.md ("Payment data")). No script needed.
+ * mock, which moves the payin to APPROVED or REFUSED (docs/decisions/payment-data.md). No script needed.
  */
 export function openFinancePage(fields: OpenFinancePageFields): string {
   const pending = fields.status === "PENDING";

@@ -10,7 +10,7 @@ export const THREE_DS_MESSAGE_SOURCE = "paykit-mock-3ds";
 export const CLOSED_CODES = ["CHALLENGE_UNAVAILABLE", "CHALLENGE_EXPIRED"] as const;
 
 /**
- * The mock acquirer's 3DS script served at `/_mock/acquirer/three-ds.js` (docs/decisions.md ("3DS")): plain
+ * The mock acquirer's 3DS script served at `/_mock/acquirer/three-ds.js` (docs/decisions/three-ds.md): plain
  * ES2018, no build step. It defines `globalThis.AcquirerThreeDS = { init({ session }) }`; the
  * session's `challenge()` opens the mock's challenge page in an iframe (inside `container`, or a modal
  * overlay it creates) and talks to it by `postMessage`, accepting messages only from the mock's origin

@@ -1,4 +1,4 @@
-// Accounts load on use (docs/decisions.md, "Accounts load on use"): a process holding a durable store
+// Accounts load on use (docs/decisions/shared-sandbox-accounts-load-on-use.md): a process holding a durable store
 // reads the sandbox and its default account at start, and every other account only when a request
 // names it or its work falls due. Idle accounts leave memory again once more records than the cache
 // holds are loaded, so start-up time and memory follow use, not history. The store stays whole: an

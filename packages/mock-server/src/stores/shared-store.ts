@@ -1,5 +1,5 @@
 // A sandbox that many mock processes serve at once, with PostgreSQL as its source of truth
-// (`--store postgres://…`; docs/decisions.md, "Shared sandbox: every process serves every request").
+// (`--store postgres://…`; docs/decisions/shared-sandbox-every-process-serves.md).
 // There is no leader and no relay: each request is one transaction. It locks the rows of the accounts
 // it names (SELECT … FOR UPDATE, in id order), reads again any account whose version moved since this
 // process last read or wrote it, runs on the engine, writes its changes, bumps the versions of the

@@ -1,6 +1,6 @@
 // Whether a shared store's database is in reach, told once per change: a database that restarts must
-// not fill the log with one line per failed statement of every process (docs/decisions.md, "Shared
-// sandbox: every process serves every request"). While it is out of reach, requests are answered 503
+// not fill the log with one line per failed statement of every process
+// (docs/decisions/shared-sandbox-every-process-serves.md). While it is out of reach, requests are answered 503
 // and a probe asks every 250 ms; its first answer is logged, and the schema is checked again then (a
 // newer mock may have migrated the database meanwhile).
 import { CommitUnknownError, TransactionEndedError } from "./sql/sql-client.js";

@@ -5,7 +5,7 @@
 // no referenceId is stored twice, no `pay` answered 4xx (a second run of a pay that succeeded would: the
 // payin is no longer PENDING), every payin answered paid is APPROVED, the 503s are few, and the other
 // processes kept answering all along (each request is a transaction of its own that commits before it is
-// answered: docs/decisions.md, "Shared sandbox: every process serves every request").
+// answered: docs/decisions/shared-sandbox-every-process-serves.md).
 import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { setTimeout as sleep } from "node:timers/promises";

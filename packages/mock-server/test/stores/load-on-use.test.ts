@@ -1,4 +1,4 @@
-// Accounts load on use (docs/decisions.md, "Accounts load on use"): a mock on a durable store reads the
+// Accounts load on use (docs/decisions/shared-sandbox-accounts-load-on-use.md): a mock on a durable store reads the
 // sandbox and its default account at start, every other account when a request names it (by its keys,
 // its id, or a payin, payout or delivery of it), and takes idle accounts out of memory past
 // `cacheRecords`. Nothing of that shows in an answer: an account read back answers exactly as before,

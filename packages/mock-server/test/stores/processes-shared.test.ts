@@ -1,8 +1,7 @@
 // Several `paykit-mock` processes on one PostgreSQL store (`--store postgres://…`), against Debian's
 // PostgreSQL on loopback. Every process serves every request: each one is a transaction of its own that
-// commits before it is answered (docs/decisions.md, "Shared sandbox: every process serves every
-// request"), so what one process answered, any other reads; the public URLs in an answer name the
-// process that gave it; a process that hangs or dies holds up nothing but its own requests.
+// commits before it is answered (docs/decisions/shared-sandbox-every-process-serves.md), so what one
+// process answered, any other reads; the public URLs in an answer name the process that gave it; a process that hangs or dies holds up nothing but its own requests.
 import type { ChildProcess } from "node:child_process";
 import { once } from "node:events";
 import { afterEach, describe, expect, it } from "vitest";

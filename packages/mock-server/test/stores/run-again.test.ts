@@ -2,7 +2,7 @@
 // idle past `idle_in_transaction_session_timeout`, as on a process starved of CPU): the mock runs it
 // again on a new transaction and answers that run, never a 503 that says it "may" be stored. And many
 // requests at once on one account never sit in one transaction long enough to be ended
-// (docs/decisions.md, "Shared sandbox: every process serves every request").
+// (docs/decisions/shared-sandbox-every-process-serves.md).
 import { afterEach, expect, it } from "vitest";
 import { openPostgres, type SqlDatabase } from "../../src/stores/sql/sql-client.js";
 import { basic, payoutBody } from "../fixtures.js";

@@ -19,7 +19,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * A 2xx answer, parsed with its schema. Lenient by decision (docs/decisions.md, "Node client"): an
+ * A 2xx answer, parsed with its schema. Lenient by decision (docs/decisions/node-client.md): an
  * answer that breaks the contract still carries the payment's data, and losing it would be worse than
  * returning it, so it is returned as received and `mismatch` reports every field that does not match.
  */

@@ -225,7 +225,8 @@ export function resolveConfig(options: PaykitOptions): ResolvedConfig {
     hooks: options.hooks ?? {},
     validateRequests: options.validateRequests ?? true,
     webhookSecret: options.webhookSecret,
-    // Browsers forbid setting User-Agent (docs/decisions.md, "Authentication": the SDK names itself in another header there).
+    // Browsers forbid setting User-Agent (docs/decisions/authentication.md: the SDK names itself in another header
+    // there).
     clientHeaders: browser ? { "x-paykit-client-user-agent": userAgent } : { "user-agent": userAgent },
   };
 }

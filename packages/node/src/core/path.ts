@@ -4,7 +4,7 @@ import { PaykitValidationError } from "../errors/validation-error.js";
 /**
  * Builds a request path from a template, percent-encoding every value, so an id holding `/`, `?`
  * or `#` never changes the route. `.` and `..` are refused: URL parsers collapse them even when
- * percent-encoded (docs/decisions.md, "How the code is shaped").
+ * percent-encoded (docs/decisions/how-the-code-is-shaped.md).
  */
 export function path(strings: TemplateStringsArray, ...values: string[]): string {
   let out = strings[0] ?? "";

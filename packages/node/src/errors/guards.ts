@@ -28,7 +28,7 @@ const ALL_NAMES = new Set([
 ]);
 
 // Guards check `name`, not `instanceof`, so they hold across realms and duplicated installs
-// (docs/decisions.md: Client errors).
+// (docs/decisions/client-errors.md).
 function named(error: unknown): string | undefined {
   if (typeof error !== "object" || error === null) return undefined;
   const name = (error as { name?: unknown }).name;

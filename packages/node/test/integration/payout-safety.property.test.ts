@@ -7,7 +7,7 @@ import { payout } from "../support/requests.js";
 const TIMEOUT_MS = 80;
 const LATENCY_MS = 160;
 
-/** The faults a POST /payout can meet on its way (fault semantics: docs/decisions.md ("Faults")). */
+/** The faults a POST /payout can meet on its way (fault semantics: docs/decisions/faults.md). */
 const faultArb = fc.constantFrom(
   { status: 500 },
   { status: 503 },

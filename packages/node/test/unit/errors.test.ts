@@ -18,7 +18,7 @@ const headers = new Headers({ "content-type": "application/json" });
 // The client loads the contract before any request; these tests call the error mapping directly.
 beforeAll(() => loadContract());
 
-describe("an error answer maps to its class by code, then by status (docs/decisions.md: Client errors)", () => {
+describe("an error answer maps to its class by code, then by status (docs/decisions/client-errors.md)", () => {
   it.each([
     [400, "INVALID_DATA", "InvalidRequestError", false],
     [400, "REJECTED_BY_RISK", "PaymentRefusedError", false],

@@ -13,7 +13,7 @@ const WHERE_FROM =
 
 /**
  * The secrets to verify with. A missing secret is an error and never means "verification off": one unset
- * environment variable must not let forged deliveries through (docs/decisions.md ("Webhooks")).
+ * environment variable must not let forged deliveries through (docs/decisions/webhooks.md).
  */
 export function requireSecrets(secret: WebhookSecretInput): string[] {
   const given = typeof secret === "string" ? [secret] : Array.isArray(secret) ? [...secret] : [];

@@ -1,7 +1,7 @@
 // The SQL of a sandbox that many mock processes serve at once (`--store postgres://…`): each request
 // locks the rows of its accounts for its transaction, compares their versions with the copies the
-// process holds in memory, and bumps the version of every account it writes (docs/decisions.md,
-// "Shared sandbox: every process serves every request").
+// process holds in memory, and bumps the version of every account it writes
+// (docs/decisions/shared-sandbox-every-process-serves.md).
 import type { SavedSandbox } from "../../domain/saved.js";
 import { MIGRATION_LOCK } from "./migrations.js";
 import type { OpenTransaction, SqlDatabase, SqlQueryable, SqlResult, SqlStatement } from "./sql-client.js";

@@ -1,6 +1,6 @@
 // What the SQL stores need of a database, and the two engines behind it: PostgreSQL through
 // node-postgres (`--store postgres://…`, shared by many mock processes) and PGlite (`--data-dir`, the
-// same SQL in WASM on one machine; the evaluation is in docs/decisions.md). Both drivers are optional
+// same SQL in WASM on one machine; the evaluation is in docs/decisions/sandbox-stores.md). Both drivers are optional
 // peer dependencies, imported only when that mode is asked for.
 
 /** One query's rows. */

@@ -31,8 +31,8 @@ export function listen(
   const server = createServer(nodeListener(engine, () => base, hosts));
   // An idle kept-alive connection is closed by the client first: undici (Node's fetch) drops its own after
   // 4 s, most other clients later. With Node's 5 s here a client reusing a socket in the instant the
-  // server closed it got ECONNRESET, and a POST /payin cannot be retried safely (docs/decisions.md,
-  // "The mock keeps idle connections longer than its clients").
+  // server closed it got ECONNRESET, and a POST /payin cannot be retried safely
+  // (docs/decisions/mock-idle-connections.md).
   server.keepAliveTimeout = 65_000;
   // must stay above keepAliveTimeout, or a slow first request on a reused socket is cut
   server.headersTimeout = 66_000;

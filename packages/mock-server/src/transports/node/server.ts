@@ -131,7 +131,7 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
   // Before anything opens: a malformed entry is the caller's mistake, reported at once.
   const hosts = hostAllowList([host, publicUrl, peerUrl], allowedHosts);
   // A durable store outlives every CI run that makes an account in it: unused ones go after 30 days
-  // unless told otherwise (docs/decisions.md ("Retention by last use")).
+  // unless told otherwise (docs/decisions/shared-sandbox-retention.md).
   if (storeOption !== "memory") engineOptions.retention ??= DURABLE_RETENTION;
   // checked here too: a store's process may build its engine only later, when it takes the lead
   retentionMs(engineOptions.retention);
