@@ -40,8 +40,18 @@ function kill(child: ChildProcess): Promise<void> {
   });
 }
 
-async function startInstance(store: string, storeUrl: string, pollMs: number): Promise<Instance> {
-  const account = mock.account;
+interface AccountKeys {
+  publicKey: string;
+  secretKey: string;
+  webhookSecret?: string | null;
+}
+
+async function startInstance(
+  store: string,
+  storeUrl: string,
+  pollMs: number,
+  account: AccountKeys = mock.account,
+): Promise<Instance> {
   // Its own process group, so a kill takes anything it started with it; killed with this test process
   // however it ends (scripts/processes.mjs).
   const child = spawnGroup(process.execPath, ["--conditions=@paykit/source", "--import", "tsx", SCRIPT], {
@@ -172,5 +182,48 @@ describe.each([
     expect(deliveries.length).toBeGreaterThan(0);
     expect(deliveries.every((d) => d.state !== "delivered")).toBe(true);
     expect(await statsOf(b)).toMatchObject({ webhooks: 0 });
+  }, 120_000);
+
+  it("instances of two accounts: another account's payin is 404 as JSON and as a stream, pending and final", async () => {
+    // Account B's own instance follows B's payin, so the shared store holds its status; account A's
+    // instance is asked for it by a shopper its `authorize` lets through (the cookie names the payin).
+    const other = await mock.control.createAccount({
+      webhookSecret: "whsec_b3RoZXItYWNjb3VudC1vZi10aGUtc3RvcmU",
+    });
+    const [a, b] = await Promise.all([
+      startInstance(store, storeUrl(), 60_000),
+      startInstance(store, storeUrl(), 60_000, other),
+    ]);
+    const paykitB = new Paykit({ ...other, baseUrl: mock.url });
+    const payin = await paykitB.payins.create(samplePayin("PIX", { webhookUrl: `${b.url}/webhooks` }));
+    const shopper = watch(b, payin.id);
+    await eventually(() => shopper.events.length === 1, "the PENDING status on B", 30_000);
+
+    const askA = async (accept: string) => {
+      const aborted = new AbortController();
+      const response = await fetch(`${a.url}/payment-status?id=${payin.id}`, {
+        headers: { accept, cookie: `order=${payin.id}` },
+        signal: aborted.signal,
+      });
+      const stream = response.headers.get("content-type")?.startsWith("text/event-stream") ?? false;
+      const body = stream ? "" : await response.text();
+      aborted.abort(); // a stream would stay open
+      return { status: response.status, type: response.headers.get("content-type"), body };
+    };
+    const notFound = { status: 404, type: "application/json; charset=utf-8" };
+    for (const accept of ["application/json", "text/event-stream"])
+      expect(await askA(accept), `pending, ${accept}`).toMatchObject(notFound);
+
+    await mock.control.payPayin(payin.id);
+    await eventually(() => shopper.statuses().includes("APPROVED"), "the APPROVED status on B", 30_000);
+    expect(await statsOf(b)).toMatchObject({ notified: 1 }); // the final status is in the shared store
+    for (const accept of ["application/json", "text/event-stream"])
+      expect(await askA(accept), `final, ${accept}`).toMatchObject(notFound);
+
+    // A's own payins are A's as before, through the same store.
+    const own = await paykit.payins.create(samplePayin("PIX", { webhookUrl: `${a.url}/webhooks` }));
+    const ownPage = watch(a, own.id);
+    await eventually(() => ownPage.events.length === 1, "A's own payin on A", 30_000);
+    expect(ownPage.events[0]?.data).toMatchObject({ id: own.id, status: "PENDING" });
   }, 120_000);
 });
