@@ -2,7 +2,7 @@
 // what zod cannot carry (PATCHES: enums of lenient response fields, formats, examples, named rules), and
 // every rule a JSON Schema can state (docs/decisions/openapi-states-what-it-can.md).
 import * as z from "zod/mini";
-import { ERROR_CODES, ERROR_STATUS, ErrorBody, type KnownErrorCode } from "./error.js";
+import { ERROR_CODES, ErrorBody } from "./error.js";
 import { isStorableString } from "./fields.js";
 import {
   BoletoPayinCreated,

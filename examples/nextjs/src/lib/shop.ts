@@ -41,9 +41,9 @@ export function shop(): Shop {
 
 function openShop(): Shop {
   const paykit = new Paykit({
-    publicKey: process.env.PAYKIT_PUBLIC_KEY ?? "",
-    secretKey: process.env.PAYKIT_SECRET_KEY ?? "",
-    baseUrl: process.env.PAYKIT_BASE_URL,
+    publicKey: process.env.PAYKIT_PUBLIC_KEY!,
+    secretKey: process.env.PAYKIT_SECRET_KEY!,
+    baseUrl: process.env.PAYKIT_BASE_URL!,
     webhookSecret: process.env.PAYKIT_WEBHOOK_SECRET, // webhooks.parse verifies with it
   });
   const orders = new Map<string, Order>();
