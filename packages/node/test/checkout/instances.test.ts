@@ -6,6 +6,8 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { createMockServer, type MockServer, samplePayin } from "@paykit/mock-server";
 import { EventSource } from "eventsource";
+import pg from "pg";
+import { createClient } from "redis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { spawnGroup } from "../../../../scripts/processes.mjs";
 import { startPostgres, startRedis, type TestService } from "../../../../scripts/services.mjs";
@@ -129,6 +131,28 @@ afterAll(async () => {
   await Promise.all(services.map((service) => service.stop()));
 }, 120_000);
 
+/** The ids the instances' shared store holds statuses under (read from Redis or PostgreSQL directly). */
+async function storedIds(store: string, url: string): Promise<string[]> {
+  if (store === "redis") {
+    const redis = await createClient({ url }).connect();
+    try {
+      const keys = await redis.keys("paykit:payment-status:status:*");
+      return keys.map((key) => /\{(.*)\}$/.exec(key)?.[1] ?? key);
+    } finally {
+      await redis.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (
+      await client.query<{ id: string }>("SELECT id FROM paykit_payment_status WHERE status IS NOT NULL")
+    ).rows.map((row) => row.id);
+  } finally {
+    await client.end();
+  }
+}
+
 describe.each([
   ["Redis (node-redis)", "redis", () => services[0]!.url],
   ["PostgreSQL", "postgres", () => services[1]!.url],
@@ -198,6 +222,12 @@ describe.each([
     const payin = await paykitB.payins.create(samplePayin("PIX", { webhookUrl: `${b.url}/webhooks` }));
     const shopper = watch(b, payin.id);
     await eventually(() => shopper.events.length === 1, "the PENDING status on B", 30_000);
+    // B shared it: what A is asked about below is in the store
+    await eventually(
+      async () => (await storedIds(store, storeUrl())).some((id) => id.endsWith(payin.id)),
+      "B's status in the shared store",
+      30_000,
+    );
 
     const askA = async (accept: string) => {
       const aborted = new AbortController();
@@ -216,9 +246,13 @@ describe.each([
 
     await mock.control.payPayin(payin.id);
     await eventually(() => shopper.statuses().includes("APPROVED"), "the APPROVED status on B", 30_000);
-    expect(await statsOf(b)).toMatchObject({ notified: 1 }); // the final status is in the shared store
+    // B's notify has returned: the final status is in the shared store (its page may hear it a moment before)
+    await eventually(async () => (await statsOf(b)).notified === 1, "B's notify to finish", 30_000);
     for (const accept of ["application/json", "text/event-stream"])
       expect(await askA(accept), `final, ${accept}`).toMatchObject(notFound);
+
+    // kept under B's account, which is why A never reads it
+    expect(await storedIds(store, storeUrl())).toContain(`${other.publicKey}:${payin.id}`);
 
     // A's own payins are A's as before, through the same store.
     const own = await paykit.payins.create(samplePayin("PIX", { webhookUrl: `${a.url}/webhooks` }));
