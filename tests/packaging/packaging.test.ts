@@ -248,6 +248,20 @@ describe("the published packages, installed from their tarballs", () => {
     }
   });
 
+  it("ships an llms.txt for coding agents, whose links inside the package resolve", () => {
+    for (const pkg of Object.keys(ENTRIES)) {
+      const dir = join(project, "node_modules", ...pkg.split("/"));
+      const text = readFileSync(join(dir, "llms.txt"), "utf8");
+      expect(text.startsWith(`# ${pkg}\n`), pkg).toBe(true);
+      const local = [...text.matchAll(/\]\(([^)]+)\)/g)]
+        .map((match) => match[1] as string)
+        .filter((link) => !link.startsWith("https://"));
+      expect(local, pkg).toEqual(["README.md"]);
+      for (const link of local)
+        expect(readFileSync(join(dir, link), "utf8").length, `${pkg} ${link}`).toBeGreaterThan(0);
+    }
+  });
+
   it("the browser package ships its <script> build", () => {
     const iife = readFileSync(
       join(project, "node_modules/@paykit/browser/dist/paykit-browser.global.js"),

@@ -6,8 +6,9 @@ import type { CheckoutPayin, CheckoutThreeDS, MountPaymentOptions, PaymentStatus
 /**
  * The `<paykit-payment>` element: the payment screen of `mountPayment` for pages without a bundler.
  * Set `payin` (property, or the `payin` attribute as JSON) and `statusUrl` (or `status-url`); it fires
- * `paykit-final` (detail: the final {@link PaymentStatusUpdate}) and `paykit-error` (detail: the `Error`),
- * both bubbling out of its shadow root.
+ * `paykit-final`, whose `event.detail` is the final {@link PaymentStatusUpdate} object
+ * (`{ id, status, paymentMethod, updatedAt }`, not a string: read `event.detail.status`), and
+ * `paykit-error` (`event.detail`: the `Error`), both bubbling out of its shadow root.
  */
 export interface PaykitPaymentElement extends HTMLElement {
   /** The 201 answer of `POST /payin`; the `payin` attribute holds it as JSON. */

@@ -71,7 +71,11 @@ export interface MountPaymentOptions {
    * @default PIX: `createdAt` + 1 h; BOLETO: `createdAt` + 3 days (docs/payins.md); others: none
    */
   expiresAt?: Date | string;
-  /** Called once with the final status (APPROVED, REFUSED or EXPIRED) the server reported. */
+  /**
+   * Called once with the final status object the server reported (`{ id, status, paymentMethod, updatedAt }`;
+   * `status` is APPROVED, REFUSED or EXPIRED); `<paykit-payment>`'s `paykit-final` event carries the same
+   * object as `event.detail`.
+   */
   onFinal?: (status: PaymentStatusUpdate) => void;
   /** Called when the status cannot be followed (unknown payin, endpoint failing) or the 3DS confirmation broke. */
   onError?: (error: Error) => void;

@@ -1,6 +1,8 @@
 import {
   canPayoutTransition,
   compiled,
+  type DateTimeBounds,
+  dateTimeBounds,
   type KnownPayoutStatus,
   PAYOUT_ID_PREFIX,
   PAYOUT_LIST_DEFAULTS,
@@ -231,11 +233,11 @@ export function readListQuery(query: string): unknown {
   return out;
 }
 
-// A date-only bound covers its whole UTC day; a date-time without a zone is read as UTC.
+// The contract reads the bounds, as it checked them: a date alone covers its whole UTC day, a date-time
+// without a zone is UTC, a leap second or a sub-millisecond fraction rounds toward the inside.
 function boundOf(value: string, end: boolean): number {
-  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) return Date.parse(`${value}T00:00:00Z`) + (end ? 86_399_999 : 0);
-  const zoned = /(Z|[+-]\d{2}:?\d{2})$/.test(value) ? value : `${value}Z`;
-  return Date.parse(zoned);
+  const bounds = dateTimeBounds(value) as DateTimeBounds; // PayoutListQuery took it: it is one
+  return end ? bounds.to : bounds.from;
 }
 
 /** First index whose createdAt is at least `ms` (payouts are sorted by createdAt). */
