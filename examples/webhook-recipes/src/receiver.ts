@@ -1,7 +1,9 @@
 // What every recipe shares: verify the raw delivery with the endpoint's secret, tell the shoppers' pages
 // (the payment-status endpoint's notify), run the business logic only for an event that moves its payin
 // or payout forward, once, through an order guard whose store every instance shares, and map the outcome
-// to the status Paykit's retries understand. Only reading the raw body differs per framework.
+// to the status Paykit's retries understand (the guard also answers a retry of an applied event: no
+// deduplicator beside it, docs/decisions/webhook-order-replaces-dedupe.md). Only reading the raw body
+// differs per framework.
 import { NotFoundError, type Payin, Paykit, type Payout } from "@paykit/node";
 import type { PaymentStatusEndpoint } from "@paykit/node/checkout";
 import {

@@ -144,6 +144,7 @@ function stateOf(row: Record<string, unknown>): OrderState | null {
   return { status: row.status, updatedAtMs: Number(row.updated_ms) };
 }
 
+// Each step one statement (docs/decisions/webhook-order-stores.md).
 function statements(table: string) {
   const now = "statement_timestamp()";
   const ms = (param: string) => `${now} + ${param}::bigint * interval '1 millisecond'`;

@@ -13,7 +13,7 @@ export interface RedisOrderStoreOptions {
   keyPrefix?: string;
 }
 
-// One hash per resource: `s` and `u` the state (status, updatedAt in ms), `l` and `e` the lease (token,
+// docs/decisions/webhook-order-stores.md. One hash per resource: `s` and `u` the state (status, updatedAt in ms), `l` and `e` the lease (token,
 // end in ms on the server's clock, TIME); the key's PX is the state's TTL, or the lease while there is
 // no state. Every operation is one script over that one key, so it is atomic in Redis (and a cluster
 // finds the key on one node).
