@@ -5,12 +5,13 @@
 // and both; the proxy copies some requests to a second receiver at the same moment, and 10 % of handler
 // runs fail. Every resource must end at the mock's final status, through handler runs that each moved
 // it forward from where the previous one left it, never two at once on one resource.
-// Then a store that goes down: deliveries are answered 500 (never 2xx, never handled) until it is back.
+// Then four processes on one payout at once (every event, twice, to each), and a store that goes down:
+// deliveries are answered 500 (never 2xx, never handled) until it is back.
 import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { createMockServer, type MockServer, samplePayin, samplePayout } from "@paykit/mock-server";
 import { PostgresOrderStore } from "@paykit/webhooks/postgres";
-import { generateWebhookSecret } from "@paykit/webhooks/testing";
+import { generateWebhookSecret, signWebhook } from "@paykit/webhooks/testing";
 import pg from "pg";
 import { createClient } from "redis";
 import { afterAll, describe, expect, it } from "vitest";
@@ -316,6 +317,108 @@ describe("many receiver processes, one shared order store", () => {
     services.push(postgres);
     await runScenario("postgres", postgres);
   });
+});
+
+/** A payout's webhook body in `status` at `updatedAt`, as the service sends it. */
+function payoutBody(id: string, status: string, updatedAt: string): string {
+  return JSON.stringify({
+    id,
+    externalId: null,
+    status,
+    amount: 5_000,
+    currency: "BRL",
+    pixKey: "maria.santos@example.com",
+    pixKeyType: "EMAIL",
+    referenceId: `ref-${id}`,
+    beneficiaryName: "Maria Santos",
+    beneficiaryDocument: "52998224725",
+    feeAmount: 100,
+    netAmount: 4_900,
+    failureCode: null,
+    createdAt: "2026-11-22T10:00:00.000Z",
+    updatedAt,
+  });
+}
+
+describe("many receiver processes on one resource at once", () => {
+  const PATH = ["AWAITING_APPROVAL", "APPROVED", "PROCESSING", "COMPLETED", "REFUNDED"];
+  const PAYOUTS = 5;
+  const COPIES = 2;
+
+  it.each(["redis", "postgres"] as const)(
+    "%s: every event of a payout, twice, to each of four processes at once (40 requests), retried until 2xx: it ends at REFUNDED, one run at a time",
+    async (kind) => {
+      const server = kind === "redis" ? await startRedis() : await startPostgres();
+      const secret = generateWebhookSecret();
+      let runsOf: () => Promise<Run[]>;
+      let closeStore: () => Promise<void>;
+      if (kind === "redis") {
+        const client = createClient({ url: server.url }).on("error", () => undefined);
+        await client.connect();
+        runsOf = async () =>
+          ((await client.sendCommand(["LRANGE", "order-test:runs", "0", "-1"])) as string[]).map(
+            (line) => JSON.parse(line) as Run,
+          );
+        closeStore = async () => client.destroy();
+      } else {
+        const pool = new pg.Pool({ connectionString: server.url });
+        pool.on("error", () => undefined);
+        await new PostgresOrderStore(pool).ensureSchema();
+        await pool.query("CREATE TABLE order_runs (run json NOT NULL)");
+        runsOf = async () => (await pool.query("SELECT run FROM order_runs")).rows.map((r) => r.run as Run);
+        closeStore = () => pool.end();
+      }
+      const receivers = await Promise.all(
+        Array.from({ length: RECEIVERS }, (_, i) =>
+          startReceiver(RECEIVER, [kind, server.url, secret, String(FAILURE_RATE), String(SEED + i + 1)]),
+        ),
+      );
+      try {
+        const answers: number[] = [];
+        const deliver = async (port: number, body: string) => {
+          const headers = await signWebhook(body, { secret });
+          for (;;) {
+            const { status } = await fetch(`http://127.0.0.1:${port}/webhooks`, {
+              method: "POST",
+              body,
+              headers,
+            });
+            answers.push(status);
+            if (status >= 200 && status < 300) return;
+            await new Promise((resolve) => setTimeout(resolve, 10)); // 409 in progress, 500 a failed run
+          }
+        };
+        const ids = Array.from({ length: PAYOUTS }, (_, i) => `po_many_${kind}_${SEED}_${i}`);
+        await Promise.all(
+          ids.flatMap((id) =>
+            PATH.flatMap((status, step) => {
+              const body = payoutBody(
+                id,
+                status,
+                new Date(Date.parse("2026-11-22T10:00:00Z") + step * 1_000).toISOString(),
+              );
+              return receivers.flatMap((r) => Array.from({ length: COPIES }, () => deliver(r.port, body)));
+            }),
+          ),
+        );
+        const runs = await runsOf();
+        const problems = ids.flatMap((id) =>
+          problemsOf(
+            { resource: `payout:${id}`, path: PATH },
+            runs.filter((r) => r.resource === `payout:${id}`),
+          ).map((p) => `${id}: ${p}`),
+        );
+        expect(problems).toEqual([]);
+        // they really raced: copies waited for the run in progress
+        expect(answers.filter((a) => a === 409).length).toBeGreaterThan(0);
+        expect(answers.filter((a) => a === 204)).toHaveLength(runs.filter((r) => !r.failed).length);
+      } finally {
+        await Promise.all(receivers.map((r) => stopReceiver(r).catch(() => undefined)));
+        await closeStore();
+        await server.stop();
+      }
+    },
+  );
 });
 
 describe("a store that is down fails the delivery", () => {
