@@ -18,6 +18,7 @@ const ENTRIES: Record<string, string[]> = {
     "@paykit/webhooks/redis",
     "@paykit/webhooks/postgres",
     "@paykit/webhooks/dedupe",
+    "@paykit/webhooks/order",
   ],
   "@paykit/node": [
     "@paykit/node",
@@ -210,7 +211,7 @@ describe("the published packages, installed from their tarballs", () => {
     }
   });
 
-  // A receiver imports the deduplicator and the error guards from @paykit/node; importing the client
+  // A receiver imports the deduplicator, the order guard and the error guards from @paykit/node; importing the client
   // must still load no schema (the contract's and the webhooks package's main entries, zod).
   it("importing @paykit/node loads neither schemas nor the webhooks parser, in ESM and CJS", () => {
     // The resolve hook runs on the loader's own thread: it appends to a file, read once the import is done.
@@ -227,17 +228,17 @@ describe("the published packages, installed from their tarballs", () => {
       `import { register } from "node:module";
        register("data:text/javascript," + encodeURIComponent(${JSON.stringify(hooks)}));
        const node = await import("@paykit/node");
-       console.log(typeof node.WebhookDeduplicator, typeof node.isKnownPayinStatus, typeof node.parseWebhookRequest);
+       console.log(typeof node.WebhookDeduplicator, typeof node.WebhookOrderGuard, typeof node.isKnownPayinStatus, typeof node.parseWebhookRequest);
        console.log((await import("node:fs")).readFileSync(${JSON.stringify(record)}, "utf8"));`,
     ]);
     const cjs = run([
       "-e",
       `const node = require("@paykit/node");
        for (const file of Object.keys(require.cache)) console.log("resolved " + file);
-       console.log(typeof node.WebhookDeduplicator, typeof node.isKnownPayinStatus, typeof node.parseWebhookRequest);`,
+       console.log(typeof node.WebhookDeduplicator, typeof node.WebhookOrderGuard, typeof node.isKnownPayinStatus, typeof node.parseWebhookRequest);`,
     ]);
     for (const out of [esm, cjs]) {
-      expect(out).toContain("function function function");
+      expect(out).toContain("function function function function");
       const loaded = out.split("\n").filter((line) => line.startsWith("resolved "));
       expect(loaded.some((line) => line.includes("/@paykit/webhooks/dist/"))).toBe(true);
       expect(
