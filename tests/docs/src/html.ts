@@ -179,13 +179,16 @@ async function bundle(file: string): Promise<string> {
 
 /**
  * Runs a `context=checkout-page` block in Chromium on the shop's page. A block that mounts the payment
- * screen (`mountPayment`) runs under the strict CSP and must reach the approved state of the shop's PIX
- * payin, revealing `#next-steps` from `onFinal`. A 3DS block's backend routes create a real PENDING_3DS
+ * screen (`mountPayment`, or a `<paykit-payment>` it creates) runs under the strict CSP and must reach the
+ * approved state of the shop's PIX payin (of its renewal, for a block that renews), revealing `#next-steps`
+ * from `onFinal` (or `paykit-final`). A 3DS block's backend routes create a real PENDING_3DS
  * card payin on the mock; the test approves the mock acquirer's challenge and expects the page to wait
  * for the confirmation and the payin to be APPROVED.
  */
 export async function runBrowserBlock(file: string, where: string): Promise<void> {
-  const screen = /\bmountPayment\b/.test(readFileSync(file, "utf8"));
+  const source = readFileSync(file, "utf8");
+  const screen = /\bmountPayment\b|"paykit-payment"/.test(source);
+  const renew = /\bonRenew\b|\brenewPayin\b/.test(source);
   const script = await bundle(file);
   const { page, errors } = await openPage();
   let shop: Shop | undefined;
@@ -199,10 +202,11 @@ export async function runBrowserBlock(file: string, where: string): Promise<void
     if (screen) {
       await expectScreenApproved({
         page,
-        screen: page.locator("#payment [data-paykit-payment]"),
+        screen: page.locator("#payment [data-paykit-payment], #payment paykit-payment").first(),
         shop,
         where,
         errors,
+        renew,
         told: () =>
           page.evaluate(() => document.querySelector("#next-steps")?.hasAttribute("hidden") === false),
       });
