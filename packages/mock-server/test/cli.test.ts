@@ -179,6 +179,20 @@ describe("paykit-mock (docs/decisions.md: The mock server: starting it)", () => 
     });
   });
 
+  it("--help gives each option of the server its own text, with at most one default", () => {
+    const options = USAGE.slice(USAGE.indexOf("Options of the server:"));
+    // each block: an option's line and the indented lines under it
+    const blocks = options.split(/\n(?= {2}--)/).slice(1);
+    expect(blocks.length).toBeGreaterThan(15);
+    for (const block of blocks) {
+      const name = block.trim().split(/\s/)[0];
+      // "(default …)" or "default: …", the clause that says what happens without the option
+      expect(block.match(/\(default|\bdefault:/gi)?.length ?? 0, `${name}: ${block}`).toBeLessThanOrEqual(1);
+    }
+    const cacheRecords = blocks.find((block) => block.trimStart().startsWith("--cache-records")) ?? "";
+    expect(cacheRecords).not.toContain("listening address");
+  });
+
   it("reads the defaults", () => {
     expect(parseCliArgs([])).toEqual({
       port: 4010,

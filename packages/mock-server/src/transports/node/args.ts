@@ -79,7 +79,6 @@ Options of the server:
   --cache-records <n>     with --data-dir or --store: accounts load on use, and those no request is using
                           hold at most n payins, payouts and deliveries in memory together (default
                           100000); past it the least recently used leave memory, kept in the store
-                          (default: the listening address)
   --strict-pix-directory  find only seeded and registered PIX keys (default: every well-formed key
                           except notfound@bank.test is found, with a holder derived from the key)
   --help                  show this text
