@@ -132,29 +132,56 @@ function controlTool(name: ControlCallName, call: AnyCall): McpTool {
         if (call.scope === "queried") request.query = { ...request.query, accountId };
         else request.body = { ...(request.body as JsonObject), accountId };
       }
-      const answer = await sandbox.control(call, request);
+      const sent = BEFORE[name]?.(request, sandbox) ?? request;
+      const answer = await sandbox.control(call, sent);
       return AFTER[name]?.(answer, args, sandbox) ?? answer;
     },
   };
 }
+
+/** What the session adds to a call's request before it is sent. */
+const BEFORE: Partial<
+  Record<ControlCallName, (request: ControlRequest, sandbox: Sandbox) => ControlRequest>
+> = {
+  // An account signs its deliveries with the receiver's secret (--webhook-secret) unless the agent
+  // gave one: a receiver that verifies, as every receiver should, then accepts them.
+  createAccount: (request, sandbox) => {
+    const body = (request.body ?? {}) as JsonObject;
+    const secret = sandbox.receiverWebhookSecret;
+    return body.webhookSecret !== undefined || secret === undefined
+      ? request
+      : { ...request, body: { ...body, webhookSecret: secret } };
+  },
+};
 
 /** What a call's answer changes in the session, and how it is shown. */
 const AFTER: Partial<
   Record<ControlCallName, (answer: unknown, args: JsonObject, sandbox: Sandbox) => unknown>
 > = {
   // The new account becomes the session's; its secret key and webhook secret stay with the server.
-  createAccount: (answer, _args, sandbox) => {
+  // What is said of the webhook secret is what the mock answered: withheld when the account has one,
+  // `webhookSigned: false` and how to sign when it has none (getAccount says the same).
+  createAccount: (answer, args, sandbox) => {
     const account = answer as AccountKeys;
     sandbox.adopt(account);
+    const signed = typeof account.webhookSecret === "string";
+    const keys =
+      "The later tools of this session act on this account, with its keys, which this MCP server keeps.";
+    const signing = !signed
+      ? "Its webhook deliveries are unsigned (webhookSigned: false), and a receiver that verifies signatures " +
+        "refuses them: give updateAccount the webhookSecret your receiver is configured with, or start this " +
+        "MCP server with --webhook-secret (or PAYKIT_WEBHOOK_SECRET) so that createAccount uses it."
+      : typeof args.webhookSecret === "string"
+        ? "Its webhook deliveries are signed with the webhookSecret you gave."
+        : "Its webhook deliveries are signed with your receiver's webhook secret, the one this MCP server " +
+          "was started with (--webhook-secret or PAYKIT_WEBHOOK_SECRET).";
     return {
       accountId: account.accountId,
       publicKey: account.publicKey,
       secretKey: WITHHELD,
-      webhookSecret: WITHHELD,
-      note:
-        "The later tools of this session act on this account, with its keys, which this MCP server keeps. " +
-        "For a receiver to verify its deliveries, give createAccount (or updateAccount) the webhookSecret " +
-        "the receiver is configured with.",
+      ...(signed ? { webhookSecret: WITHHELD } : {}),
+      webhookSigned: signed,
+      note: `${keys} ${signing}`,
     };
   },
   updateAccount: (answer, args, sandbox) => {

@@ -125,6 +125,11 @@ export class Sandbox {
     return this.#receiverSecret ?? this.#account?.webhookSecret;
   }
 
+  /** The developer's receiver's webhook secret (`--webhook-secret`), if the session was given one. */
+  get receiverWebhookSecret(): string | undefined {
+    return this.#receiverSecret;
+  }
+
   /** Makes an account the one the later tools act on; its secrets stay here. */
   adopt(account: AccountKeys): void {
     this.#account = { ...account };
