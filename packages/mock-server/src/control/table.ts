@@ -22,6 +22,7 @@ import {
   ThreeDSBody,
   UpdateAccountBody,
 } from "../domain/control-params.js";
+import { ApiError } from "../domain/errors.js";
 import type { FaultParams, RateLimitParams } from "../domain/faults.js";
 import type { ListenParams } from "../domain/listeners.js";
 import type { ListOptions, ListPage } from "../domain/lists.js";
@@ -69,22 +70,45 @@ export const CONTROL_CALLS = {
     run: (ops, { body }) => ops.createAccount(body),
   }),
   /**
-   * The accounts with their settings and balances (`GET /_mock/accounts?limit=&cursor=`), oldest first:
+   * Every account with its settings and balance (`GET /_mock/accounts?limit=&cursor=`), oldest first:
    * one page, at most `limit` (default 100, at most 1000); {@link MockControl.listAll} reads them all.
+   * It concerns every account: on a shared sandbox the admin token's alone (`ownAccount` answers keys theirs).
    */
   accounts: controlCall({
     method: "GET",
     path: "/accounts",
-    scope: "caller",
-    summary: "List accounts (account keys see their own alone)",
+    scope: "allAccounts",
+    summary: "List every account",
     body: null,
     query: ListQuery,
     readsRecords: false,
     request: (options?: ListOptions) => ({ query: listQuery(undefined, options) }),
-    // account keys see their own account alone (one team member's dashboard on a shared sandbox)
-    run: (ops, { query, caller }) =>
-      ops.accounts(caller === undefined ? query : { ...query, accountId: caller }),
+    run: (ops, { query }) => ops.accounts(query),
     result: pageData,
+  }),
+  /**
+   * The account whose keys the request is sent with (`GET /_mock/account`, `Authorization: Basic pk:sk`),
+   * with its settings and balance: how a tool given only keys (`paykit-mock trigger`, `listen`, `mcp`, the
+   * dashboard) learns its account, on any mock. 404 when no account has the keys (in process: always, a
+   * direct call has none; call `getAccount`).
+   */
+  ownAccount: controlCall({
+    method: "GET",
+    path: "/account",
+    scope: "caller",
+    summary: "The account of the keys the request is sent with",
+    body: null,
+    query: null,
+    readsRecords: false,
+    request: () => ({}),
+    run: (ops, { caller }) => {
+      if (caller === undefined)
+        throw new ApiError(
+          "NOT_FOUND",
+          "no account of this mock has the keys of this request: send the account's keys as Authorization: Basic base64(publicKey:secretKey)",
+        );
+      return ops.getAccount(caller);
+    },
   }),
   /** An account's settings and balance (`GET /_mock/accounts/{id}`). */
   getAccount: controlCall({

@@ -236,9 +236,11 @@ async function accountFor(
   }
   const keys = options.keys;
   const control = createHttpControl({ ...reach, credentials: keys });
-  const view = await refusedUnless("read the account", () => accountOf(control, keys.publicKey));
+  const view = await refusedUnless("read the account", () => accountOf({ url, fetch: doFetch }, keys));
   if (view === undefined)
-    throw new TriggerRefusedError(`no account of the mock at ${url} has the public key ${keys.publicKey}`);
+    throw new TriggerRefusedError(
+      `no account of the mock at ${url} has the public key ${keys.publicKey} with that secret key`,
+    );
   const needed = scenario.account?.payoutApproval;
   if (needed !== undefined && view.payoutApproval !== needed) {
     throw new TriggerRefusedError(
