@@ -157,6 +157,39 @@ describe("paykit-mock mcp: the tools", () => {
     expect(signedNow.text).not.toContain(WEBHOOK_SECRET);
   });
 
+  it("webhooks answers newest first, a page of 20, and finds a payin's delivery by resourceId and status", async () => {
+    const receiver = await localServer(() => ({ status: 204, body: "" }));
+    const paid: string[] = [];
+    for (let i = 0; i < 22; i++) {
+      const payin = (await session.call("createPayin", samplePayin("PIX", { webhookUrl: receiver.url })))
+        .json as { id: string };
+      expect((await session.call("payPayin", { id: payin.id, awaitWebhooks: true })).isError).toBe(false);
+      paid.push(payin.id);
+    }
+    type Page = { data: { resourceId: string; status: string; state: string }[]; nextCursor: string | null };
+    const newest = (await session.call("webhooks")).json as Page;
+    expect(newest.data).toHaveLength(20);
+    expect(newest.data.slice(0, 3).map((d) => d.resourceId)).toEqual(paid.slice(-3).reverse());
+    expect(newest.nextCursor).toEqual(expect.any(String));
+    const next = (await session.call("webhooks", { cursor: newest.nextCursor })).json as Page;
+    expect(next.data.map((d) => d.resourceId).slice(0, 2)).toEqual([paid[1], paid[0]]);
+    const one = (await session.call("webhooks", { resourceId: paid[5], status: "APPROVED" })).json as Page;
+    expect(one.data).toEqual([
+      expect.objectContaining({ resourceId: paid[5], status: "APPROVED", state: "delivered" }),
+    ]);
+    expect(
+      ((await session.call("webhooks", { resourceId: paid[5], status: "EXPIRED" })).json as Page).data,
+    ).toEqual([]);
+    const oldest = (await session.call("webhooks", { order: "oldest", limit: 1 })).json as Page;
+    expect(oldest.data).toHaveLength(1);
+    const { tools } = await session.client.listTools();
+    const tool = tools.find((t) => t.name === "webhooks");
+    expect(Object.keys(tool?.inputSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(["resourceId", "status", "state", "order", "limit", "cursor"]),
+    );
+    expect(tool?.description).toContain("newest first");
+  });
+
   it("runs a payout to COMPLETED, finds it by referenceId, and refuses one above the cap", async () => {
     const request = samplePayout({ amount: 5_000 });
     const created = await session.call("createPayout", request);

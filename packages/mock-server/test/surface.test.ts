@@ -47,7 +47,10 @@ describe.each(TRANSPORTS)("the mock's surface over %s", (transport) => {
   it("GET /_mock/account answers the account of the request's keys, on a mock with an admin token too", async () => {
     const own = (await send("/_mock/account", { headers: { authorization: basic(h.account) } })) as Response;
     expect(own.status).toBe(200);
-    expect(await own.json()).toMatchObject({ accountId: h.account.accountId, publicKey: h.account.publicKey });
+    expect(await own.json()).toMatchObject({
+      accountId: h.account.accountId,
+      publicKey: h.account.publicKey,
+    });
     const unknown = { publicKey: "pk_test_nobody12", secretKey: "sk_test_nobody12" };
     expect((await send("/_mock/account", { headers: { authorization: basic(unknown) } })).status).toBe(404);
     const guarded = await startHarness(transport, { autoAdvance: false, adminToken: "admin-token-123" });

@@ -4,7 +4,7 @@
 // (http/control-routes.ts), the in-process control (direct.ts), the HTTP client (http-client.ts), the
 // `MockControl` type (mock-control.ts) and the OpenAPI document of /_mock (openapi.ts) are derived from
 // it: adding a control call is one entry here and its test.
-import { storableString } from "@paykit/contract";
+import { PAYIN_STATUSES, PAYOUT_STATUSES, storableString } from "@paykit/contract";
 import * as z from "zod/mini";
 import type { CreateAccountParams, UpdateAccountParams } from "../domain/accounts.js";
 import type { ControlCallOptions, SetClockParams } from "../domain/control.js";
@@ -26,6 +26,7 @@ import { ApiError } from "../domain/errors.js";
 import type { FaultParams, RateLimitParams } from "../domain/faults.js";
 import type { ListenParams } from "../domain/listeners.js";
 import type { ListOptions, ListPage } from "../domain/lists.js";
+import type { DeliveryFilter } from "../domain/outbox.js";
 import type { ThreeDSOutcome } from "../domain/payins.js";
 import type { RegisterPixKeyParams } from "../domain/pix-directory.js";
 import { controlCall } from "./call.js";
@@ -36,6 +37,21 @@ const AwaitQuery = z.strictObject({ awaitWebhooks: z.optional(z.boolean()) });
 const AccountQuery = z.strictObject({
   accountId: z.optional(storableString(z.minLength(1), z.maxLength(200))),
 });
+
+/**
+ * `GET /_mock/webhooks`'s query: the list's page and account, and which deliveries: one payin's or
+ * payout's (`resourceId`), one event status, one state, newest first or oldest first (the default).
+ */
+const WebhookListQuery = z.strictObject({
+  ...ListQuery.shape,
+  resourceId: z.optional(storableString(z.minLength(1), z.maxLength(200))),
+  status: z.optional(z.enum([...new Set([...PAYIN_STATUSES, ...PAYOUT_STATUSES])])),
+  state: z.optional(z.enum(["pending", "delivered", "failed"])),
+  order: z.optional(z.enum(["newest", "oldest"])),
+});
+
+/** Which page of the delivery log, and which deliveries (`webhooks(accountId, options)`). */
+export type WebhookListOptions = ListOptions & DeliveryFilter;
 
 // A clock body as JSON: a Date or epoch ms `now` as ISO 8601 (anything else is left for ClockBody).
 function clockBody(params: SetClockParams): object {
@@ -384,18 +400,29 @@ export const CONTROL_CALLS = {
     run: (ops, { body }) => ops.setClock(body),
   }),
   /**
-   * The webhook delivery log (`GET /_mock/webhooks?accountId=&limit=&cursor=`), oldest first, of one
-   * account or of all: one page, at most `limit` (default 100, at most 1000).
+   * The webhook delivery log (`GET /_mock/webhooks?accountId=&limit=&cursor=`), of one account or of
+   * all: one page, at most `limit` (default 100, at most 1000). Oldest first, or newest first with
+   * `order: "newest"`; `resourceId`, `status` (the event's) and `state` keep those deliveries alone.
+   * A cursor goes on with the filters and order of its page.
    */
   webhooks: controlCall({
     method: "GET",
     path: "/webhooks",
     scope: "queried",
     readsAllRecords: true,
-    summary: "The webhook delivery log, oldest first, of one account or all",
+    summary:
+      "The webhook delivery log of one account or all, oldest first (order=newest: newest first), filtered by resourceId, event status and state",
     body: null,
-    query: ListQuery,
-    request: (accountId?: string, options?: ListOptions) => ({ query: listQuery(accountId, options) }),
+    query: WebhookListQuery,
+    request: (accountId?: string, options?: WebhookListOptions) => ({
+      query: {
+        ...listQuery(accountId, options),
+        resourceId: options?.resourceId,
+        status: options?.status,
+        state: options?.state,
+        order: options?.order,
+      },
+    }),
     run: (ops, { query }) => ops.webhooks(query),
     result: pageData,
   }),

@@ -37,7 +37,7 @@ import {
   type PayoutView,
   pageOf,
 } from "./lists.js";
-import type { WebhookDelivery } from "./outbox.js";
+import type { DeliveryFilter, WebhookDelivery } from "./outbox.js";
 import {
   authorizePayin,
   completeThreeDS,
@@ -150,9 +150,10 @@ export class ControlOperations {
     const { accounts, place } = this.#listed("payouts", options);
     return listPayoutViews(accounts, place);
   }
-  webhooks(options: ControlListOptions = {}): ListPage<WebhookDelivery> {
+  webhooks(options: ControlListOptions & DeliveryFilter = {}): ListPage<WebhookDelivery> {
     const { place } = this.#listed("webhooks", options);
-    return this.state.outbox.page(options.accountId, place);
+    const { resourceId, status, state, order } = options;
+    return this.state.outbox.page(options.accountId, place, { resourceId, status, state, order });
   }
   /**
    * The directory's shared keys, then the account's own, each part in `TYPE:key` order: a key may be

@@ -62,6 +62,17 @@ const ACTS_ON: Partial<Record<AnyCall["scope"], string>> = {
   bodyAccount: " For this session's account.",
 };
 
+/** How many deliveries one page of the `webhooks` tool holds unless the agent asks for another `limit`. */
+export const AGENT_WEBHOOKS_PAGE = 20;
+
+/** What a tool does differently from its control call, said in its description. */
+const NOTES: Partial<Record<ControlCallName, string>> = {
+  webhooks:
+    ` Here newest first unless order is "oldest", ${AGENT_WEBHOOKS_PAGE} a page unless limit says otherwise;` +
+    " resourceId finds the deliveries of the payin or payout you just moved, and nextCursor (passed as cursor," +
+    " with the same filters) the next page.",
+};
+
 /** The properties and required names of an object schema's JSON Schema. */
 function objectParts(schema: AnyCall["body"], name: string): { properties: JsonObject; required: string[] } {
   if (schema === null) return { properties: {}, required: [] };
@@ -101,7 +112,7 @@ function controlTool(name: ControlCallName, call: AnyCall): McpTool {
   };
   return {
     name,
-    description: `${call.summary} (mock control API: ${call.method} /_mock${call.path}).${ACTS_ON[call.scope] ?? ""}`,
+    description: `${call.summary} (mock control API: ${call.method} /_mock${call.path}).${ACTS_ON[call.scope] ?? ""}${NOTES[name] ?? ""}`,
     inputSchema,
     async run(args, sandbox) {
       const unknown = Object.keys(args).filter((field) => !Object.hasOwn(properties, field));
@@ -143,6 +154,11 @@ function controlTool(name: ControlCallName, call: AnyCall): McpTool {
 const BEFORE: Partial<
   Record<ControlCallName, (request: ControlRequest, sandbox: Sandbox) => ControlRequest>
 > = {
+  // An agent looks for what just happened: the newest deliveries first, a page it can read.
+  webhooks: (request) => ({
+    ...request,
+    query: { order: "newest", limit: AGENT_WEBHOOKS_PAGE, ...definedOnly(request.query) },
+  }),
   // An account signs its deliveries with the receiver's secret (--webhook-secret) unless the agent
   // gave one: a receiver that verifies, as every receiver should, then accepts them.
   createAccount: (request, sandbox) => {
@@ -153,6 +169,10 @@ const BEFORE: Partial<
       : { ...request, body: { ...body, webhookSecret: secret } };
   },
 };
+
+function definedOnly(query: ControlRequest["query"]): NonNullable<ControlRequest["query"]> {
+  return Object.fromEntries(Object.entries(query ?? {}).filter(([, value]) => value !== undefined));
+}
 
 /** What a call's answer changes in the session, and how it is shown. */
 const AFTER: Partial<
