@@ -16,6 +16,7 @@ export const ROUTES: [method: string, path: string, scope: Scope, body?: unknown
   ["POST", "/_mock/accounts/{account}/settings", "account", { kycApproved: true }],
   ["POST", "/_mock/accounts/{account}/webhook-secret", "account", {}],
   ["GET", "/_mock/accounts/{account}/webhook-secret", "account"],
+  ["GET", "/_mock/accounts/{account}/listener", "account"],
   ["POST", "/_mock/accounts/{account}/listen", "account", { listener: "listener-of-a-test", detach: true }],
   ["GET", "/_mock/payins?accountId={account}", "account"],
   ["GET", "/_mock/payins", "global"],

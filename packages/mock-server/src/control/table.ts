@@ -220,6 +220,21 @@ export const CONTROL_CALLS = {
     run: (ops, { id }) => ops.webhookSecret(id),
   }),
   /**
+   * Whether a `paykit-mock listen` takes the account's deliveries now, and which events
+   * (`GET /_mock/accounts/{id}/listener`): `paykit-mock trigger` sends its webhooks there when it is.
+   */
+  listener: controlCall({
+    method: "GET",
+    path: "/accounts/:id/listener",
+    scope: "account",
+    summary: "Whether a paykit-mock listen takes the account's deliveries now, and which events",
+    body: null,
+    query: null,
+    readsRecords: false,
+    request: (accountId: string) => ({ id: accountId }),
+    run: (ops, { id }) => ops.listener(id),
+  }),
+  /**
    * One poll of `paykit-mock listen` (`POST /_mock/accounts/{id}/listen`): answers the attempts of the
    * account's deliveries to send to the laptop, waiting up to `waitMs` for one, and records the local
    * answers it acknowledges as those attempts. A listener with a new id takes the account over.

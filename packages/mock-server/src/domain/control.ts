@@ -65,6 +65,14 @@ export interface SetClockParams {
   advanceMs?: number;
 }
 
+/** An account's `paykit-mock listen` (`GET /_mock/accounts/{id}/listener`). */
+export interface ListenerView {
+  /** A listener takes the account's deliveries now: they go to it rather than to their `webhookUrl`. */
+  attached: boolean;
+  /** The events it takes (`payin.approved`, `payout.*`); null for every event, or when none is attached. */
+  events: string[] | null;
+}
+
 /** An account's webhook signing secret (`GET /_mock/accounts/{id}/webhook-secret`). */
 export interface WebhookSecretView {
   /** The secret deliveries are signed with (`whsec_…`); null for an account whose deliveries are unsigned. */
@@ -226,6 +234,12 @@ export class ControlOperations {
       webhookSecret: account.webhookSecret,
       previousSecretExpiresAt: previous ? new Date(account.previousSecretUntil).toISOString() : null,
     };
+  }
+  /** Whether a `paykit-mock listen` takes the account's deliveries now, and which events (null: all). */
+  listener(accountId: string): ListenerView {
+    this.state.account(accountId);
+    const found = this.state.listeners.attached(accountId);
+    return { attached: found !== null, events: found?.events == null ? null : [...found.events] };
   }
   /** One poll of `paykit-mock listen` on an account (see domain/listeners.ts). */
   listen(accountId: string, params: ListenParams): Promise<ListenResult> {
