@@ -8,6 +8,7 @@ import { eventName, type Listeners } from "./listeners.js";
 import { type ListPage, type PagePlace, pageOf } from "./lists.js";
 import { type ScheduledTask, unrefTimer } from "./scheduler.js";
 import { childTraceparent, type TraceContext } from "./trace-context.js";
+import { webhookPayload } from "./webhook-payload.js";
 
 /** How much of a receiver's answer is read; the rest is discarded (a receiver may answer anything). */
 export const MAX_RECEIVER_BODY_BYTES = 64 * 1024;
@@ -193,7 +194,7 @@ export class Outbox {
         state: "pending",
         attempts: [],
       },
-      payload: JSON.stringify(event.body),
+      payload: webhookPayload(event.body),
       secrets: event.secrets,
       duplicate: event.duplicate,
       trace: event.trace ?? null,
