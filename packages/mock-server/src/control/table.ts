@@ -106,7 +106,7 @@ export const CONTROL_CALLS = {
    * The account whose keys the request is sent with (`GET /_mock/account`, `Authorization: Basic pk:sk`),
    * with its settings and balance: how a tool given only keys (`paykit-mock trigger`, `listen`, `mcp`, the
    * dashboard) learns its account, on any mock. 404 when no account has the keys (in process: always, a
-   * direct call has none; call `getAccount`).
+   * direct call has none; call `getAccount`). See docs/decisions/account-list-and-own-account.md.
    */
   ownAccount: controlCall({
     method: "GET",
@@ -418,7 +418,7 @@ export const CONTROL_CALLS = {
    * The webhook delivery log (`GET /_mock/webhooks?accountId=&limit=&cursor=`), of one account or of
    * all: one page, at most `limit` (default 100, at most 1000). Oldest first, or newest first with
    * `order: "newest"`; `resourceId`, `status` (the event's) and `state` keep those deliveries alone.
-   * A cursor goes on with the filters and order of its page.
+   * A cursor goes on with the filters and order of its page (docs/decisions/webhook-log-filters.md).
    */
   webhooks: controlCall({
     method: "GET",

@@ -180,7 +180,8 @@ const AFTER: Partial<
 > = {
   // The new account becomes the session's; its secret key and webhook secret stay with the server.
   // What is said of the webhook secret is what the mock answered: withheld when the account has one,
-  // `webhookSigned: false` and how to sign when it has none (getAccount says the same).
+  // `webhookSigned: false` and how to sign when it has none (getAccount says the same); see
+  // docs/decisions/mcp-account-signing-and-secrets.md.
   createAccount: (answer, args, sandbox) => {
     const account = answer as AccountKeys;
     sandbox.adopt(account);

@@ -56,7 +56,7 @@ function cardShown(card: Record<string, unknown>): Record<string, unknown> {
 // is not a secret: the server's own messages name `pk_test_…:sk_test_…` and `whsec_…` as placeholders,
 // which an empty match used to turn into `sk_…(withheld)…`. No boundary before the prefix: in the JSON
 // text scrubbed, an escape (`\n`) or any word may sit right before a secret, and withholding a little
-// too much is better than showing one.
+// too much is better than showing one (docs/decisions/mcp-account-signing-and-secrets.md).
 const SECRET_SHAPES: [RegExp, string][] = [
   [/sk_(?:test|live)_[A-Za-z0-9_]{8,}/g, "sk_…(withheld)"],
   [/whsec_[A-Za-z0-9+/]{16,}={0,2}/g, "whsec_…(withheld)"],

@@ -1,7 +1,7 @@
 // Where a trigger scenario's webhooks go and what became of them: to `--webhook-url`, or, with none, to
 // the account's `paykit-mock listen` when one takes the scenario's events (as `stripe listen` and
 // `stripe trigger` work together), and afterwards the deliveries of the run's resource as the delivery
-// log shows them.
+// log shows them. See docs/decisions/trigger-with-listen.md.
 import type { MockControl } from "../control/mock-control.js";
 import { eventMatches, eventName } from "../domain/listeners.js";
 import type { TriggerScenario } from "./scenario.js";

@@ -1,7 +1,7 @@
 // `paykit-mock trigger --payin <id>` / `--payout <id>`: a scenario drives a payin or payout the app
 // made itself instead of creating one. It goes on from the resource's status: the steps after the one
 // that leaves that status; a status no step of the scenario leaves is refused, naming the ones it can
-// start from, before anything moves.
+// start from, before anything moves (docs/decisions/trigger-with-listen.md).
 import type { PaymentMethod } from "@paykit/contract";
 import type { MockControl } from "../control/mock-control.js";
 import type { MerchantApi } from "./merchant-api.js";

@@ -1,7 +1,8 @@
 // The request a trigger scenario creates its payin or payout with: the sample request of its method,
 // the caller's fields merged in (`--data`, then `--amount` and `--reference-id`), the scenario's own
 // fields (a magic card or PIX key, which make the scenario what it is) on top, and the whole checked
-// with the contract's schema before anything is sent, so a mistake names its field and its flag.
+// with the contract's schema before anything is sent, so a mistake names its field and its flag
+// (docs/decisions/trigger-with-listen.md).
 import {
   type PayinCreateParams,
   PayinCreateParams as PayinCreateSchema,

@@ -93,7 +93,8 @@ const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 /** The environment variable the admin token is read from when `--admin-token` is absent. */
 export const ADMIN_TOKEN_VARIABLE = "PAYKIT_MOCK_ADMIN_TOKEN";
 
-// Said wherever an admin token is missing: where to give it, the variable first.
+// Said wherever an admin token is missing: where to give it, the variable first
+// (docs/decisions/admin-token-from-environment.md).
 const GIVE_TOKEN = `set ${ADMIN_TOKEN_VARIABLE}=<token> (or add --admin-token <token>, which ps shows to every user of the machine)`;
 
 /**
