@@ -4,8 +4,6 @@
 // (http/control-routes.ts), the in-process control (direct.ts), the HTTP client (http-client.ts), the
 // `MockControl` type (mock-control.ts) and the OpenAPI document of /_mock (openapi.ts) are derived from
 // it: adding a control call is one entry here and its test.
-import { PAYIN_STATUSES, PAYOUT_STATUSES, storableString } from "@paykit/contract";
-import * as z from "zod/mini";
 import type { CreateAccountParams, UpdateAccountParams } from "../domain/accounts.js";
 import type { ControlCallOptions, SetClockParams } from "../domain/control.js";
 import {
@@ -22,54 +20,28 @@ import {
   ThreeDSBody,
   UpdateAccountBody,
 } from "../domain/control-params.js";
-import { ApiError } from "../domain/errors.js";
 import type { FaultParams, RateLimitParams } from "../domain/faults.js";
 import type { ListenParams } from "../domain/listeners.js";
-import type { ListOptions, ListPage } from "../domain/lists.js";
-import type { DeliveryFilter } from "../domain/outbox.js";
+import type { ListOptions } from "../domain/lists.js";
 import type { ThreeDSOutcome } from "../domain/payins.js";
 import type { RegisterPixKeyParams } from "../domain/pix-directory.js";
 import { controlCall } from "./call.js";
+import {
+  AccountQuery,
+  AwaitQuery,
+  awaiting,
+  clockBody,
+  dataOf,
+  keysAccount,
+  listQuery,
+  nothing,
+  pageData,
+  type WebhookListOptions,
+  WebhookListQuery,
+  webhookListQuery,
+} from "./requests.js";
 
-/** `?awaitWebhooks=true` of a call that moves a payin or payout. */
-const AwaitQuery = z.strictObject({ awaitWebhooks: z.optional(z.boolean()) });
-/** `?accountId=` of a call that concerns one account, or every account without it. */
-const AccountQuery = z.strictObject({
-  accountId: z.optional(storableString(z.minLength(1), z.maxLength(200))),
-});
-
-/**
- * `GET /_mock/webhooks`'s query: the list's page and account, and which deliveries: one payin's or
- * payout's (`resourceId`), one event status, one state, newest first or oldest first (the default).
- */
-const WebhookListQuery = z.strictObject({
-  ...ListQuery.shape,
-  resourceId: z.optional(storableString(z.minLength(1), z.maxLength(200))),
-  status: z.optional(z.enum([...new Set([...PAYIN_STATUSES, ...PAYOUT_STATUSES])])),
-  state: z.optional(z.enum(["pending", "delivered", "failed"])),
-  order: z.optional(z.enum(["newest", "oldest"])),
-});
-
-/** Which page of the delivery log, and which deliveries (`webhooks(accountId, options)`). */
-export type WebhookListOptions = ListOptions & DeliveryFilter;
-
-// A clock body as JSON: a Date or epoch ms `now` as ISO 8601 (anything else is left for ClockBody).
-function clockBody(params: SetClockParams): object {
-  const now = params.now;
-  if (!(now instanceof Date) && typeof now !== "number") return params;
-  const date = new Date(now);
-  return { ...params, now: Number.isNaN(date.getTime()) ? String(now) : date.toISOString() };
-}
-
-const awaiting = (options: ControlCallOptions | undefined) => ({ awaitWebhooks: options?.awaitWebhooks });
-const listQuery = (accountId: string | undefined, options: ListOptions | undefined) => ({
-  accountId,
-  limit: options?.limit,
-  cursor: options?.cursor,
-});
-const pageData = <T>(page: ListPage<T>): T[] => page.data;
-const dataOf = <T>(wire: { data: T }): T => wire.data;
-const nothing = (): void => {};
+export type { WebhookListOptions } from "./requests.js";
 
 /** Every control call of the mock, by the name of its `MockControl` method. */
 export const CONTROL_CALLS = {
@@ -117,14 +89,7 @@ export const CONTROL_CALLS = {
     query: null,
     readsRecords: false,
     request: () => ({}),
-    run: (ops, { caller }) => {
-      if (caller === undefined)
-        throw new ApiError(
-          "NOT_FOUND",
-          "no account of this mock has the keys of this request: send the account's keys as Authorization: Basic base64(publicKey:secretKey)",
-        );
-      return ops.getAccount(caller);
-    },
+    run: (ops, { caller }) => ops.getAccount(keysAccount(caller)),
   }),
   /** An account's settings and balance (`GET /_mock/accounts/{id}`). */
   getAccount: controlCall({
@@ -430,13 +395,7 @@ export const CONTROL_CALLS = {
     body: null,
     query: WebhookListQuery,
     request: (accountId?: string, options?: WebhookListOptions) => ({
-      query: {
-        ...listQuery(accountId, options),
-        resourceId: options?.resourceId,
-        status: options?.status,
-        state: options?.state,
-        order: options?.order,
-      },
+      query: webhookListQuery(accountId, options),
     }),
     run: (ops, { query }) => ops.webhooks(query),
     result: pageData,
