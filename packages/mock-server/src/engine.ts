@@ -5,11 +5,17 @@ export type {
   ControlScope,
 } from "./control/call.js";
 export {
+  type ControlListQuery,
   type ControlMethods,
   type MockControl,
   MockControlError,
 } from "./control/mock-control.js";
-export { CONTROL_CALLS, type ControlCallName, type ControlCalls } from "./control/table.js";
+export {
+  CONTROL_CALLS,
+  type ControlCallName,
+  type ControlCalls,
+  type WebhookListOptions,
+} from "./control/table.js";
 export type {
   AccountBalance,
   AccountKeys,
@@ -24,6 +30,7 @@ export type {
   ControlCallOptions,
   ControlListEntry,
   ControlListOptions,
+  ListenerView,
   SetClockParams,
   WebhookSecretView,
 } from "./domain/control.js";
@@ -43,7 +50,7 @@ export {
   RISK_EMAIL_SUFFIX,
   TEMPORARY_UNAVAILABLE_AMOUNT,
 } from "./domain/magic.js";
-export type { WebhookAttempt, WebhookDelivery, WebhookFetch } from "./domain/outbox.js";
+export type { DeliveryFilter, WebhookAttempt, WebhookDelivery, WebhookFetch } from "./domain/outbox.js";
 export { BOLETO_EXPIRY_MS, PIX_EXPIRY_MS, type ThreeDSOutcome } from "./domain/payins.js";
 export {
   type PixDirectoryMode,

@@ -32,9 +32,11 @@ export type {
   ControlListEntry,
   ControlListName,
   ControlListOptions,
+  ControlListQuery,
   CreateAccountParams,
   CreateEngineOptions,
   DeliveryConcurrency,
+  DeliveryFilter,
   EngineOptions,
   EngineRequest,
   EngineResponse,
@@ -43,6 +45,7 @@ export type {
   FeeOverrides,
   ListenAck,
   ListenAttempt,
+  ListenerView,
   ListenParams,
   ListenResult,
   ListOptions,
@@ -63,6 +66,7 @@ export type {
   WebhookAttempt,
   WebhookDelivery,
   WebhookFetch,
+  WebhookListOptions,
   WebhookSecretView,
 } from "./engine.js";
 export {

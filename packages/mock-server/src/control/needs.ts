@@ -37,8 +37,11 @@ export function controlNeeds(scope: ControlScope, input: ControlNeedsInput): Acc
   switch (scope) {
     case "open":
       return input.publicKey === undefined ? {} : { publicKeys: [input.publicKey] };
-    case "caller":
+    case "allAccounts":
       return input.admin ? { all: true } : {};
+    case "caller":
+      // the account of the request's keys, which the transport adds
+      return {};
     case "account":
       return { accountIds: [input.id] };
     case "payin":

@@ -37,7 +37,7 @@ import {
   type PayoutView,
   pageOf,
 } from "./lists.js";
-import type { WebhookDelivery } from "./outbox.js";
+import type { DeliveryFilter, WebhookDelivery } from "./outbox.js";
 import {
   authorizePayin,
   completeThreeDS,
@@ -63,6 +63,14 @@ export interface SetClockParams {
   now?: string | Date | number;
   /** Move forward by this many ms (after `now`, when both are given). */
   advanceMs?: number;
+}
+
+/** An account's `paykit-mock listen` (`GET /_mock/accounts/{id}/listener`). */
+export interface ListenerView {
+  /** A listener takes the account's deliveries now: they go to it rather than to their `webhookUrl`. */
+  attached: boolean;
+  /** The events it takes (`payin.approved`, `payout.*`); null for every event, or when none is attached. */
+  events: string[] | null;
 }
 
 /** An account's webhook signing secret (`GET /_mock/accounts/{id}/webhook-secret`). */
@@ -150,9 +158,10 @@ export class ControlOperations {
     const { accounts, place } = this.#listed("payouts", options);
     return listPayoutViews(accounts, place);
   }
-  webhooks(options: ControlListOptions = {}): ListPage<WebhookDelivery> {
+  webhooks(options: ControlListOptions & DeliveryFilter = {}): ListPage<WebhookDelivery> {
     const { place } = this.#listed("webhooks", options);
-    return this.state.outbox.page(options.accountId, place);
+    const { resourceId, status, state, order } = options;
+    return this.state.outbox.page(options.accountId, place, { resourceId, status, state, order });
   }
   /**
    * The directory's shared keys, then the account's own, each part in `TYPE:key` order: a key may be
@@ -225,6 +234,12 @@ export class ControlOperations {
       webhookSecret: account.webhookSecret,
       previousSecretExpiresAt: previous ? new Date(account.previousSecretUntil).toISOString() : null,
     };
+  }
+  /** Whether a `paykit-mock listen` takes the account's deliveries now, and which events (null: all). */
+  listener(accountId: string): ListenerView {
+    this.state.account(accountId);
+    const found = this.state.listeners.attached(accountId);
+    return { attached: found !== null, events: found?.events == null ? null : [...found.events] };
   }
   /** One poll of `paykit-mock listen` on an account (see domain/listeners.ts). */
   listen(accountId: string, params: ListenParams): Promise<ListenResult> {

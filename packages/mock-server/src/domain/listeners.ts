@@ -148,6 +148,12 @@ export class Listeners {
     return listener !== null && eventMatches(listener.events, event);
   }
 
+  /** The account's listener, if one is attached now: the events it takes (null: every one). */
+  attached(accountId: string): { events: readonly string[] | null } | null {
+    const listener = this.#live(accountId);
+    return listener === null ? null : { events: listener.events };
+  }
+
   /**
    * Hands an attempt to the account's listener; resolves with the local answer, or with an error once
    * `timeoutMs` passed after it was handed out (or the listener went away before taking it).

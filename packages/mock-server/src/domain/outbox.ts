@@ -8,6 +8,7 @@ import { eventName, type Listeners } from "./listeners.js";
 import { type ListPage, type PagePlace, pageOf } from "./lists.js";
 import { type ScheduledTask, unrefTimer } from "./scheduler.js";
 import { childTraceparent, type TraceContext } from "./trace-context.js";
+import { webhookPayload } from "./webhook-payload.js";
 
 /** How much of a receiver's answer is read; the rest is discarded (a receiver may answer anything). */
 export const MAX_RECEIVER_BODY_BYTES = 64 * 1024;
@@ -37,6 +38,22 @@ export interface WebhookDelivery {
   /** `pending` until a 2xx arrives (`delivered`) or the 8 attempts are spent (`failed`). */
   state: "pending" | "delivered" | "failed";
   attempts: WebhookAttempt[];
+}
+
+/**
+ * Which deliveries a page of the log holds and in which order (`GET /_mock/webhooks`): those of one
+ * payin or payout, of one event status, in one state; oldest first unless `order` is `newest`. A
+ * cursor goes on with the filters and order of the page it came from.
+ */
+export interface DeliveryFilter {
+  /** The payin's or payout's deliveries alone. */
+  resourceId?: string | undefined;
+  /** The deliveries of events reporting this status (`APPROVED`, `COMPLETED`). */
+  status?: string | undefined;
+  /** The deliveries in this state. */
+  state?: WebhookDelivery["state"] | undefined;
+  /** @default "oldest" */
+  order?: "newest" | "oldest" | undefined;
 }
 
 /** A webhook delivery as a durable store saves it: the log entry, the event, and when its next retry is due. */
@@ -177,7 +194,7 @@ export class Outbox {
         state: "pending",
         attempts: [],
       },
-      payload: JSON.stringify(event.body),
+      payload: webhookPayload(event.body),
       secrets: event.secrets,
       duplicate: event.duplicate,
       trace: event.trace ?? null,
@@ -206,10 +223,32 @@ export class Outbox {
   }
 
   /** One page of the delivery log, oldest first (id order), of one account or of all. */
-  page(accountId: string | undefined, place: PagePlace): ListPage<WebhookDelivery> {
-    const lists =
-      accountId === undefined ? [...this.#byAccount.values()] : [this.#byAccount.get(accountId) ?? []];
-    const page = pageOf("webhooks", lists, (d) => d.entry.id, "oldest", place);
+  page(
+    accountId: string | undefined,
+    place: PagePlace,
+    filter: DeliveryFilter = {},
+  ): ListPage<WebhookDelivery> {
+    let lists: (readonly DeliveryState[])[];
+    if (filter.resourceId !== undefined) {
+      // one resource's deliveries: its own short list, in id order (an account clock set back may
+      // have queued a later event under an earlier id)
+      const own = (this.#byResource.get(filter.resourceId) ?? []).filter(
+        (d) => accountId === undefined || d.entry.accountId === accountId,
+      );
+      lists = [own.sort((a, b) => (a.entry.id < b.entry.id ? -1 : 1))];
+    } else
+      lists =
+        accountId === undefined ? [...this.#byAccount.values()] : [this.#byAccount.get(accountId) ?? []];
+    const { status, state } = filter;
+    if (status !== undefined || state !== undefined)
+      lists = lists.map((list) =>
+        list.filter(
+          (d) =>
+            (status === undefined || d.entry.status === status) &&
+            (state === undefined || d.entry.state === state),
+        ),
+      );
+    const page = pageOf("webhooks", lists, (d) => d.entry.id, filter.order ?? "oldest", place);
     return { data: page.data.map((d) => copy(d.entry)), nextCursor: page.nextCursor };
   }
 

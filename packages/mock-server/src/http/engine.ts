@@ -271,9 +271,14 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
       let caller: string | undefined;
       if (route.kind === "control") {
         guardControlCall(req);
+        const access = route.access?.({ req, params }) ?? "global";
         if (sharedToken !== undefined) {
-          const access = route.access?.({ req, params }) ?? "global";
           caller = authorizeSharedControlCall(state, req, access, sharedToken);
+        } else if (access === "caller") {
+          // `GET /_mock/account`: an account's own keys read their account on any mock, a token-guarded
+          // one too (what they read, the merchant API with the same keys nearly shows)
+          caller = state.authenticator.accountIdOf(req.header("authorization")) ?? undefined;
+          if (caller === undefined && state.adminToken !== undefined) checkAdminToken(req, state.adminToken);
         } else if (state.adminToken !== undefined) checkAdminToken(req, state.adminToken);
         // a control call about an account is a use of it too (retention counts from the last use)
         if (caller !== undefined) state.touch(caller);
