@@ -30,7 +30,8 @@ describe.each(TRANSPORTS)("X-Request-Id over %s", (transport) => {
   it("a request without one, or with one no client makes, gets none back", async () => {
     const h = await startHarness(transport, { autoAdvance: false });
     try {
-      for (const headers of [{}, { "x-request-id": "x".repeat(201) }]) {
+      const without: Record<string, string>[] = [{}, { "x-request-id": "x".repeat(201) }];
+      for (const headers of without) {
         const res = await h.send("/payout", { headers: { authorization: basic(h.account), ...headers } });
         if (res === "dropped") throw new Error("dropped");
         expect(res.status).toBe(200);
