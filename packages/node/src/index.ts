@@ -72,6 +72,7 @@ export {
   type WebhookVerificationErrorCode,
 } from "@paykit/webhooks/errors";
 export { Paykit, type PaykitDescription } from "./client.js";
+export type { PaykitPromise, WithResponse } from "./core/api-promise.js";
 export type { PaykitOptions, RequestOptions } from "./core/config.js";
 export type {
   PaykitHooks,

@@ -1,0 +1,62 @@
+// The id of one HTTP attempt (docs/decisions/request-ids.md): `req_` and 26 Crockford base32 characters,
+// 10 of the time in ms and 16 random (80 bits), the shape of the service's `pi_`/`po_` ids. Within one
+// millisecond the random part counts up, so one process's ids sort in the order its attempts were made.
+
+const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+const TIME_CHARS = 10;
+const RANDOM_CHARS = 16;
+const POOL_SIZE = 4096;
+
+let pool = new Uint8Array(0);
+let poolAt = POOL_SIZE;
+let lastTime = -1;
+let lastTimeText = "";
+// The random part as base-32 digits: drawn afresh each millisecond, incremented within one.
+const random = new Uint8Array(RANDOM_CHARS);
+
+/** Fresh random digits; the pool is refilled once per 256 ids, not once per id. */
+function drawRandom(): void {
+  if (poolAt + RANDOM_CHARS > pool.length) {
+    // Made on first use, not at import: a process that never sends a request never asks for entropy.
+    pool = crypto.getRandomValues(new Uint8Array(POOL_SIZE));
+    poolAt = 0;
+  }
+  for (let i = 0; i < RANDOM_CHARS; i++) random[i] = (pool[poolAt + i] as number) & 31;
+  poolAt += RANDOM_CHARS;
+}
+
+/** The random part plus one; on the (2^-80) overflow, fresh digits. */
+function incrementRandom(): void {
+  for (let i = RANDOM_CHARS - 1; i >= 0; i--) {
+    if ((random[i] as number) < 31) {
+      random[i] = (random[i] as number) + 1;
+      return;
+    }
+    random[i] = 0;
+  }
+  drawRandom();
+}
+
+function timeText(ms: number): string {
+  let text = "";
+  for (let i = 0, rest = ms; i < TIME_CHARS; i++, rest = Math.floor(rest / 32)) {
+    text = CROCKFORD[rest % 32] + text;
+  }
+  return text;
+}
+
+/** A new request id, e.g. `req_01KAV3M5Q7WJ8Z2X9C4N6B1D3F`; never the same twice in a process. */
+export function newRequestId(): string {
+  const now = Date.now();
+  if (now > lastTime) {
+    lastTime = now;
+    lastTimeText = timeText(now);
+    drawRandom();
+  } else {
+    // The same millisecond (or a clock stepped back): keep the last time so the order still holds.
+    incrementRandom();
+  }
+  let text = `req_${lastTimeText}`;
+  for (let i = 0; i < RANDOM_CHARS; i++) text += CROCKFORD[random[i] as number];
+  return text;
+}
