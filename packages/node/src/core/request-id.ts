@@ -3,9 +3,11 @@
 // millisecond the random part counts up, so one process's ids sort in the order its attempts were made.
 
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
-const TIME_CHARS = 10;
 const RANDOM_CHARS = 16;
 const POOL_SIZE = 4096;
+// Every pair of base-32 digits as its two characters: an id is 13 lookups joined in one expression.
+const PAIRS: string[] = [];
+for (let i = 0; i < 1024; i++) PAIRS.push((CROCKFORD[i >> 5] as string) + CROCKFORD[i & 31]);
 
 let pool = new Uint8Array(0);
 let poolAt = POOL_SIZE;
@@ -37,13 +39,21 @@ function incrementRandom(): void {
   drawRandom();
 }
 
+/** The 48-bit time in ms as 10 base-32 digits (bitwise operators hold 32 bits: it is split at 2^30). */
 function timeText(ms: number): string {
-  let text = "";
-  for (let i = 0, rest = ms; i < TIME_CHARS; i++, rest = Math.floor(rest / 32)) {
-    text = CROCKFORD[rest % 32] + text;
-  }
-  return text;
+  const high = Math.floor(ms / 2 ** 30);
+  const low = ms % 2 ** 30;
+  return (
+    (PAIRS[(high >> 10) & 1023] as string) +
+    PAIRS[high & 1023] +
+    PAIRS[(low >> 20) & 1023] +
+    PAIRS[(low >> 10) & 1023] +
+    PAIRS[low & 1023]
+  );
 }
+
+/** Digits `i` and `i + 1` of the random part. */
+const pair = (i: number) => PAIRS[((random[i] as number) << 5) | (random[i + 1] as number)] as string;
 
 /** A new request id, e.g. `req_01KAV3M5Q7WJ8Z2X9C4N6B1D3F`; never the same twice in a process. */
 export function newRequestId(): string {
@@ -56,7 +66,7 @@ export function newRequestId(): string {
     // The same millisecond (or a clock stepped back): keep the last time so the order still holds.
     incrementRandom();
   }
-  let text = `req_${lastTimeText}`;
-  for (let i = 0; i < RANDOM_CHARS; i++) text += CROCKFORD[random[i] as number];
-  return text;
+  return (
+    `req_${lastTimeText}` + pair(0) + pair(2) + pair(4) + pair(6) + pair(8) + pair(10) + pair(12) + pair(14)
+  );
 }

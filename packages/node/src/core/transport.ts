@@ -26,12 +26,16 @@ const RESERVED = new Set(["authorization", "content-type", "content-length", "ho
 export class Transport {
   readonly #fetch: typeof fetch;
   readonly #authorization: string;
-  readonly #clientHeaders: ReadonlyArray<readonly [string, string]>;
+  /** The header the SDK names itself in (`user-agent`, or its browser stand-in), and its value. */
+  readonly #agentHeader: string;
+  readonly #agent: string;
 
   constructor(config: ResolvedConfig) {
     this.#fetch = config.fetch;
     this.#authorization = config.authorization;
-    this.#clientHeaders = Object.entries(config.clientHeaders);
+    const [agentHeader, agent] = Object.entries(config.clientHeaders)[0] ?? ["user-agent", ""];
+    this.#agentHeader = agentHeader;
+    this.#agent = agent;
   }
 
   /**
@@ -51,11 +55,7 @@ export class Transport {
           "x-request-id": requestId,
         }
       : { authorization: this.#authorization, accept: "application/json", "x-request-id": requestId };
-    const client = this.#clientHeaders;
-    for (let i = 0; i < client.length; i++) {
-      const [name, value] = client[i] as readonly [string, string];
-      headers[name] = value;
-    }
+    headers[this.#agentHeader] = this.#agent;
     if (extra === undefined) return headers;
     for (const name of Object.keys(extra)) {
       if (!RESERVED.has(name.toLowerCase())) headers[name] = extra[name] as string;
