@@ -138,7 +138,7 @@ for (let round = 0; round < ROUNDS; round++) {
   roundRatios.push(client / raw);
   const [rawPost, clientPost] = await pair(round, rawCreate, clientCreate, Math.ceil(perRound / 4));
   createRatios.push(clientPost / rawPost);
-  const [rawRead, withResponse] = await pair(round, rawCall, withResponseCall, Math.ceil(perRound / 4));
+  const [rawRead, withResponse] = await pair(round, rawCall, withResponseCall, perRound);
   withResponseRatios.push(withResponse / rawRead);
 }
 // The same calls with a tracer provider registered (sdk-trace-base, every span sampled and handed to
