@@ -71,6 +71,12 @@ async function rawSignalCall() {
   }
 }
 const clientCall = () => paykit.payins.retrieve("pi_01JD0000000000000000000000");
+// The same read asking for the HTTP answer too (issue 37): the record, a Response rebuilt from the answer
+// and the request id; its body is read as a caller logging it would.
+const withResponseCall = async () => {
+  const { data, response } = await paykit.payins.retrieve("pi_01JD0000000000000000000000").withResponse();
+  if (response.status !== 200 || data.id === undefined) throw new Error(`status ${response.status}`);
+};
 // A creation, both ways: the client also checks the request against the contract before sending it.
 const payoutRequest = {
   amount: 5000,
@@ -102,6 +108,7 @@ async function timeCalls(call, n) {
 await timeCalls(rawCall, 1_000);
 await timeCalls(rawSignalCall, 1_000);
 await timeCalls(clientCall, 1_000);
+await timeCalls(withResponseCall, 1_000);
 await timeCalls(rawCreate, 1_000);
 await timeCalls(clientCreate, 1_000);
 if (baseline) await timeCalls(baselineCall, 1_000);
@@ -112,6 +119,8 @@ let clientMs = 0;
 const roundRatios = [];
 const floorRatios = [];
 const createRatios = [];
+const withResponseRatios = [];
+const withResponseOverRetrieve = [];
 const perRound = Math.ceil(CALLS / ROUNDS);
 /** Times `a` and `b` in this round, `b` first in odd rounds. */
 async function pair(round, a, b, n) {
@@ -130,6 +139,11 @@ for (let round = 0; round < ROUNDS; round++) {
   roundRatios.push(client / raw);
   const [rawPost, clientPost] = await pair(round, rawCreate, clientCreate, Math.ceil(perRound / 4));
   createRatios.push(clientPost / rawPost);
+  const [rawRead, withResponse] = await pair(round, rawCall, withResponseCall, perRound);
+  withResponseRatios.push(withResponse / rawRead);
+  // What asking for the answer adds to the same read, timed side by side.
+  const [read, readWithResponse] = await pair(round, clientCall, withResponseCall, perRound);
+  withResponseOverRetrieve.push(readWithResponse / read);
 }
 // The same calls with a tracer provider registered (sdk-trace-base, every span sampled and handed to
 // a processor that drops it): what tracing costs per call when it is on. Measured last, because a
@@ -156,10 +170,18 @@ const memoryClient = () => inMemory.payins.retrieve("pi_01JD00000000000000000000
 const memoryRaw = async () => JSON.parse(await (await memoryFetch()).text());
 await timeCalls(memoryClient, 5_000);
 await timeCalls(memoryRaw, 5_000);
+const memoryBaseline = Baseline ? new Baseline({ ...KEYS, baseUrl, fetch: memoryFetch }) : undefined;
+const memoryBaselineCall = () => memoryBaseline.payins.retrieve("pi_01JD0000000000000000000000");
+if (memoryBaseline) await timeCalls(memoryBaselineCall, 5_000);
 const ownCosts = [];
+const baselineOwnCosts = [];
 for (let round = 0; round < ROUNDS; round++) {
   const [raw, client] = await pair(round, memoryRaw, memoryClient, 2_000);
   ownCosts.push(((client - raw) * 1000) / 2_000);
+  if (memoryBaseline) {
+    const [raw2, base] = await pair(round, memoryRaw, memoryBaselineCall, 2_000);
+    baselineOwnCosts.push(((base - raw2) * 1000) / 2_000);
+  }
 }
 const calls = perRound * ROUNDS;
 
@@ -208,6 +230,10 @@ const rows = [
     `${median(floorRatios).toFixed(2)}x (what the client adds to the timeout floor)`,
   ],
   ["payouts.create / raw fetch POST (median of rounds)", `${median(createRatios).toFixed(2)}x`],
+  [
+    "retrieve().withResponse() / raw fetch (median of rounds)",
+    `${median(withResponseRatios).toFixed(2)}x (${median(withResponseOverRetrieve).toFixed(2)}x retrieve() in the same rounds)`,
+  ],
   ["the client's own work per read (in-memory fetch)", `${median(ownCosts).toFixed(1)} µs/call`],
   [
     "with a tracer provider / raw fetch (median of rounds)",
@@ -231,6 +257,10 @@ if (baseline) {
       `${median(baselineRatios).toFixed(2)}x (${baselineEntry})`,
     ],
     ["cold start ratio, baseline build", `${(median(withBaseline) / median(bare)).toFixed(2)}x`],
+    [
+      "baseline build's own work per read (in-memory fetch)",
+      `${median(baselineOwnCosts).toFixed(1)} µs/call`,
+    ],
   );
 }
 const width = Math.max(...rows.map(([k]) => k.length));

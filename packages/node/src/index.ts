@@ -89,6 +89,7 @@ export {
   webhookOrderVerdict,
 } from "@paykit/webhooks/order";
 export { Paykit, type PaykitDescription } from "./client.js";
+export type { PaykitPromise, WithResponse } from "./core/api-promise.js";
 export type { PaykitOptions, RequestOptions } from "./core/config.js";
 export type {
   PaykitHooks,

@@ -90,6 +90,20 @@ function withoutBody(response: EngineResponse): EngineResponse {
 
 const NO_HOLD: RequestHold = { release: () => {} };
 
+/** A request id worth echoing: printable ASCII, no longer than any client makes one. */
+const REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
+
+/**
+ * Every answer carries the request's `X-Request-Id` back, as gateways that log it do, so a client's
+ * id for an attempt can be matched with the answer it got (docs/decisions/request-ids.md).
+ */
+function withRequestId(req: EngineRequest, response: EngineResponse): EngineResponse {
+  const id = req.header("x-request-id");
+  // each answer's header record is its own (`json()`, the routes' literals), as `withChallenge` relies on
+  if (id !== undefined && REQUEST_ID.test(id)) response.headers["x-request-id"] = id;
+  return response;
+}
+
 /** The public key of a request's Basic credentials, if it carries any. */
 function basicPublicKey(header: string | undefined): string | undefined {
   const match = /^Basic\s+(\S+)\s*$/i.exec(header ?? "");
@@ -139,6 +153,10 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
       : () => {};
 
   async function dispatch(req: EngineRequest): Promise<EngineResponse> {
+    return withRequestId(req, await dispatchOnce(req));
+  }
+
+  async function dispatchOnce(req: EngineRequest): Promise<EngineResponse> {
     // HEAD is answered on every GET route: the GET runs, the body is dropped (RFC 9110 section 9.3.2).
     if (persistence === undefined) {
       if (req.method === "HEAD") return withoutBody(await answer({ ...req, method: "GET" }));

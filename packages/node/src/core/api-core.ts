@@ -1,5 +1,6 @@
 import { PaykitValidationError } from "../errors/validation-error.js";
 import { errorBodyOf, errorCodeOf, fastSchema, readSuccess, UNREADABLE } from "./answer.js";
+import { type AnswerSlot, answered, newAnswerSlot, type PaykitPromise } from "./api-promise.js";
 import type { RequestOptions, ResolvedConfig } from "./config.js";
 import { contractIfLoaded, loadContract } from "./contract.js";
 import type { ContractModule, Endpoint } from "./endpoint.js";
@@ -7,6 +8,7 @@ import { abortedError, finalError } from "./final-error.js";
 import { callHook } from "./hooks.js";
 import { type Fate, fateOf, finalFate } from "./outcome.js";
 import { queryString } from "./path.js";
+import { newRequestId } from "./request-id.js";
 import {
   type AttemptFailure,
   classifyFailure,
@@ -40,6 +42,8 @@ interface Call {
   timeoutMs: number;
   maxRetries: number;
   operation: Operation;
+  /** Where the answer the result is read from is kept, for `withResponse()`. */
+  slot: AnswerSlot;
 }
 
 /** What a reconciliation found. */
@@ -90,24 +94,26 @@ export class ApiCore {
 
   /**
    * Calls `endpoint` with `input`: its own span when a tracer provider is registered, or a part of
-   * `operation` (a lookup inside another call).
+   * `operation` (a lookup inside another call, whose answer goes to that call's `slot`).
    */
   send<In, Out, Answer>(
     endpoint: Endpoint<In, Out, Answer>,
     input: In,
     options: RequestOptions = NO_OPTIONS,
     operation?: Operation,
-  ): Promise<Out> {
+    slot: AnswerSlot = newAnswerSlot(),
+  ): PaykitPromise<Out> {
     // Checked before anything else: an untraced call pays one property read for tracing.
     if (operation !== undefined || !telemetryRegistered()) {
-      return this.#call(endpoint, input, options, operation ?? NO_OPERATION);
+      return answered(this.#call(endpoint, input, options, operation ?? NO_OPERATION, slot), slot);
     }
-    return traced(
+    const outcome = traced(
       endpoint.name,
       endpoint.attributes(input),
-      (live) => this.#call(endpoint, input, options, live),
+      (live) => this.#call(endpoint, input, options, live, slot),
       endpoint.learned,
     );
+    return answered(outcome, slot);
   }
 
   async #call<In, Out, Answer>(
@@ -115,6 +121,7 @@ export class ApiCore {
     input: In,
     options: RequestOptions,
     operation: Operation,
+    slot: AnswerSlot,
   ): Promise<Out> {
     const contract = contractIfLoaded() ?? (await loadContract());
     if (endpoint.request !== undefined && this.#config.validateRequests) {
@@ -134,6 +141,7 @@ export class ApiCore {
       timeoutMs: options.timeoutMs ?? this.#config.timeoutMs,
       maxRetries: options.maxRetries ?? this.#config.maxRetries,
       operation,
+      slot,
     };
     return this.#attempts(endpoint, input, call, contract);
   }
@@ -150,23 +158,31 @@ export class ApiCore {
     let inFlight = false;
     // An earlier attempt may have taken effect (so "already exists" may mean it did).
     let ambiguous = false;
+    // The id of the last attempt that left (or may have): what an error names.
+    let lastSent: string | undefined;
     for (let attempt = 0; ; attempt++) {
-      const result = await this.#attempt(call, attempt);
+      const requestId = newRequestId();
+      const result = await this.#attempt(call, attempt, requestId);
       if (result.kind === "aborted") {
+        if (result.sent !== "no") lastSent = requestId;
         const fate = finalFate(result.sent === "no" ? "answered" : "unknown", inFlight);
-        throw abortedError(call.request, result.reason, endpoint.explain?.(fate, input));
+        throw abortedError(call.request, result.reason, endpoint.explain?.(fate, input), lastSent);
       }
+      lastSent = requestId;
       if (result.kind === "response" && result.status >= 200 && result.status < 300) {
         const answer = readSuccess(contract, schema, result.text, (details) =>
           callHook(this.#config.hooks.onResponseMismatch, {
             method: call.method,
             path: call.path,
             status: result.status,
+            requestId,
             details,
           }),
         );
-        if (answer !== UNREADABLE)
+        if (answer !== UNREADABLE) {
+          this.#answered(call, requestId, result);
           return endpoint.result ? endpoint.result(answer, input) : (answer as unknown as Out);
+        }
       }
       const body = result.kind === "response" ? errorBodyOf(result.text) : undefined;
       const failure: AttemptFailure =
@@ -186,8 +202,12 @@ export class ApiCore {
       }
       if (decision === "lookup" && reconcile !== undefined) {
         ambiguous = true;
-        const found = await this.#reconcile(endpoint, input, call, describe(failure));
-        if (found.kind === "found") return found.record;
+        const found = await this.#reconcile(endpoint, input, call, describe(failure), requestId);
+        if (found.kind === "found") {
+          // The lookup's answer is in the slot (it was sent with this call's): it is what the record came from.
+          this.#named(call, call.slot.requestId);
+          return found.record;
+        }
         if (found.kind === "failed") {
           fate = "lookup-failed";
           decision = "fail";
@@ -203,7 +223,7 @@ export class ApiCore {
       if (decision === "retry" && retries < call.maxRetries && !call.options.signal?.aborted) {
         const delayMs = nextDelay(retries, this.#retryAfter(result), this.#config.backoff);
         if (delayMs !== undefined) {
-          this.#retrying(call, attempt, delayMs, describe(failure));
+          this.#retrying(call, attempt, requestId, delayMs, describe(failure));
           await sleep(delayMs, call.options.signal);
           retries++;
           continue;
@@ -211,24 +231,44 @@ export class ApiCore {
       }
       const note = endpoint.explain?.(finalFate(fate, inFlight), input);
       throw finalError(
-        { request: call.request, timeoutMs: call.timeoutMs, attempts: attempt + 1, note },
+        { request: call.request, timeoutMs: call.timeoutMs, attempts: attempt + 1, note, requestId },
         result,
       );
     }
   }
 
+  /** Keeps the answer a call's result is read from, for `withResponse()`, and names it on the call's span. */
+  #answered(call: Call, requestId: string, result: AttemptResult & { kind: "response" }): void {
+    const { slot } = call;
+    slot.requestId = requestId;
+    slot.url = call.url;
+    slot.response = result.response;
+    slot.text = result.text;
+    this.#named(call, requestId);
+  }
+
+  /** Sets `paykit.request_id` on the call's span (an error sets it from its own `requestId`). */
+  #named(call: Call, requestId: string | undefined): void {
+    if (call.operation !== NO_OPERATION) call.operation.set({ "paykit.request_id": requestId });
+  }
+
   /** One attempt, with its hooks and its span. */
-  async #attempt(call: Call, attempt: number): Promise<AttemptResult> {
+  async #attempt(call: Call, attempt: number, requestId: string): Promise<AttemptResult> {
     const { hooks } = this.#config;
-    if (hooks.onRequest) callHook(hooks.onRequest, { method: call.method, path: call.path, attempt });
+    if (hooks.onRequest) {
+      callHook(hooks.onRequest, { method: call.method, path: call.path, attempt, requestId });
+    }
     const started = hooks.onResponse ? Date.now() : 0;
     const span =
-      call.operation === NO_OPERATION ? undefined : call.operation.attempt(this.#start(call, attempt));
+      call.operation === NO_OPERATION
+        ? undefined
+        : call.operation.attempt(this.#start(call, attempt, requestId));
     const { options } = call;
     const headers = span?.headers ? { ...options.headers, ...span.headers } : options.headers;
     const result = await this.#transport.send(
       call.method,
       call.url,
+      requestId,
       call.body,
       headers,
       call.timeoutMs,
@@ -240,6 +280,7 @@ export class ApiCore {
         method: call.method,
         path: call.path,
         attempt,
+        requestId,
         status: result.status,
         durationMs: Date.now() - started,
       });
@@ -247,17 +288,20 @@ export class ApiCore {
     return result;
   }
 
-  #start(call: Call, attempt: number): AttemptStart {
-    return { method: call.method, template: call.template, url: call.url, attempt };
+  #start(call: Call, attempt: number, requestId: string): AttemptStart {
+    return { method: call.method, template: call.template, url: call.url, attempt, requestId };
   }
 
   #retryAfter(result: AttemptResult): number | undefined {
     return result.kind === "response" ? parseRetryAfter(result.headers.get("retry-after")) : undefined;
   }
 
-  #retrying(call: Call, attempt: number, delayMs: number, reason: string): void {
-    callHook(this.#config.hooks.onRetry, { method: call.method, path: call.path, attempt, delayMs, reason });
-    call.operation.retry(this.#start(call, attempt), reason);
+  #retrying(call: Call, attempt: number, requestId: string, delayMs: number, reason: string): void {
+    const { onRetry } = this.#config.hooks;
+    if (onRetry) {
+      callHook(onRetry, { method: call.method, path: call.path, attempt, requestId, delayMs, reason });
+    }
+    call.operation.retry(this.#start(call, attempt, requestId), reason);
   }
 
   /** Asks the endpoint what an ambiguous attempt may have created. */
@@ -266,11 +310,13 @@ export class ApiCore {
     input: In,
     call: Call,
     reason: string,
+    requestId: string,
   ): Promise<Reconciled<Out>> {
     const { signal, timeoutMs, maxRetries } = call.options;
     try {
       const record = await endpoint.reconcile?.find(input, {
         reason,
+        requestId,
         operation: call.operation,
         options: {
           ...(signal ? { signal } : {}),
@@ -278,7 +324,9 @@ export class ApiCore {
           ...(maxRetries !== undefined ? { maxRetries } : {}),
         },
         hooks: this.#config.hooks,
-        send: (lookup, lookupInput, options, operation) => this.send(lookup, lookupInput, options, operation),
+        // The lookup's answer goes to this call's slot: when it finds the record, that answer is the call's.
+        send: (lookup, lookupInput, options, operation) =>
+          this.send(lookup, lookupInput, options, operation, call.slot),
       });
       return record === null || record === undefined ? ABSENT : { kind: "found", record };
     } catch {

@@ -27,6 +27,8 @@ export type Query = Readonly<Record<string, string | number | undefined>>;
 export interface ReconcileContext {
   /** What made the attempt ambiguous: `timeout`, `network`, `status 500`, `unreadable`. */
   reason: string;
+  /** The id of the ambiguous attempt. */
+  requestId: string;
   /** The SDK call's operation, parent of the lookup's span. */
   operation: Operation;
   /** The caller's signal, timeout and retries, for the lookup's own requests. */

@@ -17,6 +17,8 @@ export interface FailedCall {
   attempts: number;
   /** What the failure means for a creation (from `Endpoint.explain`), or undefined. */
   note: string | undefined;
+  /** The id of the last attempt sent. */
+  requestId: string | undefined;
 }
 
 const NETWORK_FAILURES: Record<NetworkFailure["code"], string> = {
@@ -31,7 +33,7 @@ export function finalError(
   call: FailedCall,
   result: Exclude<AttemptResult, { kind: "aborted" }>,
 ): PaykitError {
-  const { request, attempts, note } = call;
+  const { request, attempts, note, requestId } = call;
   const after = attempts > 1 ? ` after ${attempts} attempts` : "";
   switch (result.kind) {
     case "timeout":
@@ -42,6 +44,7 @@ export function finalError(
           `No answer to ${request} within ${call.timeoutMs} ms${attempts > 1 ? ` (after ${attempts} attempts)` : ""}`,
           note ?? "Try again later or raise timeoutMs",
         ),
+        requestId,
       );
     case "network":
       return new PaykitConnectionError(
@@ -53,12 +56,14 @@ export function finalError(
           note,
         ),
         result.cause,
+        requestId,
       );
     case "response": {
       const retryAfterMs = parseRetryAfter(result.headers.get("retry-after"));
       if (result.status < 200 || result.status > 299) {
         return apiErrorFromResponse(result.status, result.headers, result.text, request, retryAfterMs, {
           attempts,
+          requestId,
           ...(note === undefined ? {} : { note }),
         });
       }
@@ -72,6 +77,7 @@ export function finalError(
           request,
           retryAfterMs,
           attempts,
+          requestId,
           ...(note === undefined ? {} : { note }),
         },
         "Something other than the service answered: check baseUrl (a proxy?)",
@@ -80,12 +86,18 @@ export function finalError(
   }
 }
 
-/** The error of a call the caller's signal stopped. */
-export function abortedError(request: string, reason: unknown, note: string | undefined): PaykitError {
+/** The error of a call the caller's signal stopped; `requestId` is the last attempt sent, if any was. */
+export function abortedError(
+  request: string,
+  reason: unknown,
+  note: string | undefined,
+  requestId: string | undefined,
+): PaykitError {
   return new PaykitConnectionError(
     "ABORTED",
     request,
     sentences(`${request} was aborted by the caller's signal`, note),
     reason,
+    requestId,
   );
 }

@@ -8,6 +8,11 @@ export interface RequestEvent {
   path: string;
   /** 0 for the first attempt, then 1, 2, … */
   attempt: number;
+  /**
+   * This attempt's client-made id (`req_…`, new for every attempt), sent as `X-Request-Id`; the same id
+   * is on the attempt's span, on the error or `withResponse()` it ends in (docs/observability.md).
+   */
+  requestId: string;
 }
 
 /** One answer received. */
@@ -18,7 +23,7 @@ export interface ResponseEvent extends RequestEvent {
   durationMs: number;
 }
 
-/** A retry about to happen, and why. */
+/** A retry about to happen, and why; `requestId` is the failed attempt's (the next one gets a new id). */
 export interface RetryEvent extends RequestEvent {
   /** Wait before the next attempt, in ms. */
   delayMs: number;
@@ -34,6 +39,8 @@ export interface PayoutLookupEvent {
   found: boolean;
   /** What made the outcome unknown. */
   reason: string;
+  /** The id of the POST /payout attempt whose outcome was unknown (the lookup's own attempts have theirs). */
+  requestId: string;
 }
 
 /** A 2xx answer that does not match the contract's schema; the data is returned as received. */
@@ -44,6 +51,8 @@ export interface ResponseMismatchEvent {
   path: string;
   /** HTTP status. */
   status: number;
+  /** The id of the attempt that got this answer. */
+  requestId: string;
   /** Every field that does not match. */
   details: ErrorDetail[];
 }

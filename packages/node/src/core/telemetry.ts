@@ -76,6 +76,8 @@ export interface PaykitAttributes {
   "paykit.payout.id"?: string | undefined;
   /** On `paykit.payouts.reconcile`: whether the payout existed. */
   "paykit.reconcile.found"?: boolean | undefined;
+  /** The client-made id of the request whose answer (or failure) the call ended with. */
+  "paykit.request_id"?: string | undefined;
 }
 
 /** One HTTP attempt about to be sent. */
@@ -86,6 +88,8 @@ export interface AttemptStart {
   url: string;
   /** 0 for the first attempt (`http.request.resend_count` is set from 1). */
   attempt: number;
+  /** The attempt's client-made id (`paykit.request_id`), sent as `X-Request-Id`. */
+  requestId: string;
 }
 
 /** How an attempt ended: an answer's status, or a low-cardinality reason there was none. */
@@ -190,12 +194,13 @@ export function stringAttribute(value: unknown): string | undefined {
   return typeof value === "string" && value.length <= 256 ? value : undefined;
 }
 
-/** The attributes of a paykit error: its code and class, never its message's data. */
+/** The attributes of a paykit error: its code, class and request id, never its message's data. */
 function errorAttributes(error: unknown): Record<string, string> {
   const attributes: Record<string, string> = {};
   if (error instanceof Error) attributes["error.type"] = error.name;
-  const code = (error as { code?: unknown } | null)?.code;
+  const { code, requestId } = (error ?? {}) as { code?: unknown; requestId?: unknown };
   if (typeof code === "string") attributes["paykit.error.code"] = code;
+  if (typeof requestId === "string") attributes["paykit.request_id"] = requestId;
   if (attributes["error.type"] === undefined) attributes["error.type"] = "_OTHER";
   return attributes;
 }
@@ -315,6 +320,7 @@ class LiveOperation implements Operation {
         attributes: {
           ...common,
           "url.full": url.href,
+          "paykit.request_id": start.requestId,
           ...(start.attempt > 0 ? { "http.request.resend_count": start.attempt } : {}),
         },
       },
@@ -370,6 +376,7 @@ class LiveOperation implements Operation {
     this.#span?.addEvent("paykit.retry", {
       "http.request.resend_count": start.attempt + 1,
       "paykit.retry.reason": reason,
+      "paykit.request_id": start.requestId,
     });
     this.#telemetry.instruments()?.retries.add(1, {
       "http.request.method": start.method,

@@ -24,6 +24,8 @@ export interface ApiErrorInit {
   attempts?: number;
   /** What the failure means for a creation (may it exist? how to check?), added after the advice. */
   note?: string;
+  /** The client-made id of the request this answer came to. */
+  requestId?: string | undefined;
 }
 
 /** "The service's message (POST /payout → 400 CODE, after 3 attempts). Advice. Note." */
@@ -59,7 +61,12 @@ export class PaykitApiError extends PaykitError {
   readonly retryAfterMs: number | undefined;
 
   constructor(init: ApiErrorInit, advice: string, retryable = false) {
-    super(apiMessage(init, advice), { code: init.code, retryable, details: init.details ?? [] });
+    super(apiMessage(init, advice), {
+      code: init.code,
+      retryable,
+      details: init.details ?? [],
+      requestId: init.requestId,
+    });
     this.status = init.status;
     this.body = init.body;
     this.headers = init.headers ?? new Headers();

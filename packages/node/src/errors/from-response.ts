@@ -61,7 +61,7 @@ export function apiErrorFromResponse(
   text: string,
   request: string,
   retryAfterMs: number | undefined,
-  context: Pick<ApiErrorInit, "attempts" | "note"> = {},
+  context: Pick<ApiErrorInit, "attempts" | "note" | "requestId"> = {},
 ): PaykitApiError {
   const { json, body } = parseErrorBody(text);
   const contentType = headers.get("content-type") ?? "no content type";

@@ -10,6 +10,8 @@ export interface PaykitErrorJSON {
   message: string;
   retryable: boolean;
   details: ErrorDetail[];
+  /** The id of the last request sent, when one was. */
+  requestId: string | undefined;
   [key: string]: unknown;
 }
 
@@ -25,15 +27,29 @@ export class PaykitError extends Error {
   readonly retryable: boolean;
   /** Failing fields, in the service's `details` shape (empty when not about fields). */
   readonly details: ErrorDetail[];
+  /**
+   * The client-made id (`req_…`) of the last request the call sent, the one this error is about: quote it
+   * in a support ticket and search your logs for it (hooks and spans carry it too). Undefined when
+   * nothing was sent (a `PaykitValidationError`, a `PaykitConfigError`, a call aborted before its first
+   * attempt).
+   */
+  readonly requestId: string | undefined;
 
   constructor(
     message: string,
-    init: { code: string; retryable: boolean; details?: ErrorDetail[]; cause?: unknown },
+    init: {
+      code: string;
+      retryable: boolean;
+      details?: ErrorDetail[];
+      cause?: unknown;
+      requestId?: string | undefined;
+    },
   ) {
     super(message, init.cause === undefined ? undefined : { cause: init.cause });
     this.code = init.code;
     this.retryable = init.retryable;
     this.details = init.details ?? [];
+    this.requestId = init.requestId;
   }
 
   /** A log-safe JSON view. */
@@ -44,6 +60,7 @@ export class PaykitError extends Error {
       message: this.message,
       retryable: this.retryable,
       details: this.details,
+      requestId: this.requestId,
     };
   }
 

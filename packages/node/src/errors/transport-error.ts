@@ -22,8 +22,14 @@ export class PaykitConnectionError extends PaykitError {
   /** Method and path of the call, e.g. `POST /payout`. */
   readonly request: string;
 
-  constructor(code: ConnectionErrorCode, request: string, message: string, cause?: unknown) {
-    super(message, { code, retryable: code !== "ABORTED", cause });
+  constructor(
+    code: ConnectionErrorCode,
+    request: string,
+    message: string,
+    cause?: unknown,
+    requestId?: string | undefined,
+  ) {
+    super(message, { code, retryable: code !== "ABORTED", cause, requestId });
     this.request = request;
   }
 
@@ -46,8 +52,8 @@ export class PaykitTimeoutError extends PaykitError {
   /** The per-attempt time limit that ran out, in ms. */
   readonly timeoutMs: number;
 
-  constructor(request: string, timeoutMs: number, message: string) {
-    super(message, { code: "TIMEOUT", retryable: true });
+  constructor(request: string, timeoutMs: number, message: string, requestId?: string | undefined) {
+    super(message, { code: "TIMEOUT", retryable: true, requestId });
     this.request = request;
     this.timeoutMs = timeoutMs;
   }

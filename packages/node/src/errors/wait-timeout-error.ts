@@ -16,11 +16,16 @@ export class PaymentWaitTimeoutError extends PaykitError {
   /** The last status read from the API, or undefined when no read succeeded. */
   readonly lastStatus: PayinStatus | undefined;
 
-  constructor(payinId: string, timeoutMs: number, lastStatus: PayinStatus | undefined) {
+  constructor(
+    payinId: string,
+    timeoutMs: number,
+    lastStatus: PayinStatus | undefined,
+    requestId?: string | undefined,
+  ) {
     const seen = lastStatus === undefined ? "its status could not be read" : `it is still ${lastStatus}`;
     super(
       `Payin ${payinId} was not final after ${timeoutMs} ms (${seen}). It may still become final: wait again or rely on the webhook.`,
-      { code: "WAIT_TIMEOUT", retryable: true },
+      { code: "WAIT_TIMEOUT", retryable: true, requestId },
     );
     this.payinId = payinId;
     this.timeoutMs = timeoutMs;

@@ -5,6 +5,7 @@ import type {
   PayinCreateParams,
   PaymentMethod,
 } from "@paykit/contract";
+import type { PaykitPromise } from "../core/api-promise.js";
 import type { RequestOptions } from "../core/config.js";
 import type { Endpoint, ResponseSchema } from "../core/endpoint.js";
 import type { Fate } from "../core/outcome.js";
@@ -81,12 +82,12 @@ export class Payins extends Resource {
   create<P extends PayinCreateParams>(
     params: P,
     options?: RequestOptions,
-  ): Promise<PayinCreatedFor<P["paymentMethod"]>> {
-    return this.core.send(CREATE, params, options) as Promise<PayinCreatedFor<P["paymentMethod"]>>;
+  ): PaykitPromise<PayinCreatedFor<P["paymentMethod"]>> {
+    return this.core.send(CREATE, params, options) as PaykitPromise<PayinCreatedFor<P["paymentMethod"]>>;
   }
 
   /** The payin's current record: its status, net amount and reserve. The fallback when a webhook did not arrive. */
-  retrieve(id: string, options?: RequestOptions): Promise<Payin> {
+  retrieve(id: string, options?: RequestOptions): PaykitPromise<Payin> {
     return this.core.send(RETRIEVE, id, options);
   }
 
@@ -95,7 +96,8 @@ export class Payins extends Resource {
    * growing to 10 s (honouring `Retry-After`), and at once when a verified webhook for it reaches
    * `webhooks.parse` of this client. Concurrent waits for one id share one poll. Rejects with a
    * `PaymentWaitTimeoutError` after `timeoutMs`, `signal.reason` on abort, or the read's error when
-   * waiting cannot help (404, 401/403).
+   * waiting cannot help (404, 401/403). `withResponse()` gives the answer of the read that saw the
+   * payin final.
    *
    * @example
    * ```ts
@@ -103,7 +105,7 @@ export class Payins extends Resource {
    * if (payin.status === "APPROVED") fulfil(payin.referenceId);
    * ```
    */
-  waitForFinal(id: string, options?: WaitForFinalOptions): Promise<FinalPayin> {
+  waitForFinal(id: string, options?: WaitForFinalOptions): PaykitPromise<FinalPayin> {
     return payinWaitsOf(this, (payinId, signal) => this.retrieve(payinId, { signal })).wait(id, options);
   }
 }

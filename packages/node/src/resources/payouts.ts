@@ -1,9 +1,10 @@
 import type { Payout, PayoutCreateParams, PayoutList, PayoutListQuery } from "@paykit/contract";
+import type { PaykitPromise } from "../core/api-promise.js";
 import type { RequestOptions } from "../core/config.js";
 import type { Endpoint, Reconciler } from "../core/endpoint.js";
 import { callHook } from "../core/hooks.js";
 import type { Fate } from "../core/outcome.js";
-import { eachRecord } from "../core/pagination.js";
+import { type AnsweredPage, eachPage, eachRecord } from "../core/pagination.js";
 import { stringAttribute } from "../core/telemetry.js";
 import { Resource } from "./resource.js";
 
@@ -60,7 +61,7 @@ const FIND: Endpoint<string, Payout | null, PayoutList> = {
  * code), the payout is looked up by its referenceId: found, it is returned; absent, it is sent again.
  */
 const BY_REFERENCE_ID: Reconciler<PayoutCreateParams, Payout> = {
-  async find(params, { reason, operation, options, hooks, send }) {
+  async find(params, { reason, requestId, operation, options, hooks, send }) {
     const referenceId = String(params?.referenceId);
     // Its own span, so a trace reads "timed out → looked up by referenceId → found, not sent again".
     const reconcile = operation.child("paykit.payouts.reconcile", {
@@ -77,7 +78,7 @@ const BY_REFERENCE_ID: Reconciler<PayoutCreateParams, Payout> = {
       reconcile.end(error);
       throw error;
     } finally {
-      callHook(hooks.onPayoutLookup, { referenceId, found: found !== null, reason });
+      callHook(hooks.onPayoutLookup, { referenceId, found: found !== null, reason, requestId });
     }
   },
   // After a lost attempt, "referenceId already used" means that attempt did create the payout.
@@ -115,13 +116,31 @@ function pinToNewest(query: PayoutListQuery, newest: Payout): PayoutListQuery {
   return query.endDate === undefined ? { ...query, endDate: newest.createdAt } : query;
 }
 
+/** The query of `listAll`'s first page. */
+function firstPage(query: Omit<PayoutListQuery, "page"> & { page?: number }): PayoutListQuery {
+  return { limit: MAX_LIMIT, ...query, page: query.page ?? 1 };
+}
+
+/**
+ * The pages `listAll` reads, each with the answer it was read from (for a call that reports the page
+ * where it found a payout: `webhooks.confirm`).
+ */
+export function payoutPages(
+  payouts: Payouts,
+  query: Omit<PayoutListQuery, "page"> & { page?: number },
+  options?: RequestOptions,
+): AsyncGenerator<AnsweredPage<Payout>, void, undefined> {
+  return eachPage((page) => payouts.list(page, options), firstPage(query), pinToNewest);
+}
+
 /** Withdrawals from the account's available balance to a PIX key. */
 export class Payouts extends Resource {
   /**
    * Creates a payout, debited from the available balance at once. After an ambiguous failure
    * (timeout, lost connection, 5xx without a documented code) the payout is first looked up by
    * `referenceId` and returned if it exists; it is sent again only when none exists, so one
-   * referenceId never moves money twice.
+   * referenceId never moves money twice. When the lookup found it, `withResponse()` gives the
+   * lookup's answer (a `GET /payout?referenceId=…` page), the one the payout was read from.
    *
    * @example
    * ```ts
@@ -130,12 +149,12 @@ export class Payouts extends Resource {
    * });
    * ```
    */
-  create(params: PayoutCreateParams, options?: RequestOptions): Promise<Payout> {
+  create(params: PayoutCreateParams, options?: RequestOptions): PaykitPromise<Payout> {
     return this.core.send(CREATE, params, options);
   }
 
   /** One page of payouts, newest first: `{ data, meta }` (`page` defaults to 1, `limit` to 10). */
-  list(query: PayoutListQuery = {}, options?: RequestOptions): Promise<PayoutList> {
+  list(query: PayoutListQuery = {}, options?: RequestOptions): PaykitPromise<PayoutList> {
     return this.core.send(LIST, query, options);
   }
 
@@ -153,12 +172,11 @@ export class Payouts extends Resource {
     query: Omit<PayoutListQuery, "page"> & { page?: number } = {},
     options?: RequestOptions,
   ): AsyncGenerator<Payout, void, undefined> {
-    const first = { limit: MAX_LIMIT, ...query, page: query.page ?? 1 };
-    return eachRecord((page) => this.list(page, options), first, pinToNewest);
+    return eachRecord((page) => this.list(page, options), firstPage(query), pinToNewest);
   }
 
   /** The payout with this `referenceId` (the newest, should it be reused), or null when none exists. */
-  findByReferenceId(referenceId: string, options?: RequestOptions): Promise<Payout | null> {
+  findByReferenceId(referenceId: string, options?: RequestOptions): PaykitPromise<Payout | null> {
     return this.core.send(FIND, referenceId, options);
   }
 }

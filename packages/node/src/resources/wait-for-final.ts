@@ -1,5 +1,6 @@
 import type { Payin } from "@paykit/contract";
 import { isFinalPayinStatus, type PayinStatus } from "@paykit/contract/rules";
+import { type AnswerSlot, answerOf, composite, copyAnswer, type PaykitPromise } from "../core/api-promise.js";
 import { PaykitConfigError } from "../errors/validation-error.js";
 import { PaymentWaitTimeoutError } from "../errors/wait-timeout-error.js";
 import {
@@ -48,7 +49,8 @@ const MAX_TIMER_MS = 2_147_483_647;
 export type ReadPayin = (id: string, signal: AbortSignal) => Promise<Payin>;
 
 interface Waiter {
-  resolve(payin: FinalPayin): void;
+  /** `answer` is the read that saw the payin final, for `withResponse()`. */
+  resolve(payin: FinalPayin, answer: AnswerSlot): void;
   reject(error: unknown): void;
 }
 
@@ -79,6 +81,8 @@ class PollLoop {
   readonly waiters = new Set<Waiter>();
   /** The last status read, for the timeout's message. */
   lastStatus: PayinStatus | undefined;
+  /** The id of the last read sent, for the timeout's `requestId`. */
+  lastRequestId: string | undefined;
   readonly #id: string;
   readonly #read: ReadPayin;
   #schedule: PollSchedule;
@@ -153,13 +157,17 @@ class PollLoop {
     let delay: number;
     let retryAfterMs = 0;
     try {
-      const payin = await this.#read(this.#id, this.#controller.signal);
+      const reading = this.#read(this.#id, this.#controller.signal);
+      const payin = await reading;
       if (this.#stopped) return;
+      const answer = answerOf(reading);
       this.lastStatus = payin.status;
-      if (isFinalPayin(payin)) return this.#finish((waiter) => waiter.resolve(payin));
+      this.lastRequestId = answer.requestId;
+      if (isFinalPayin(payin)) return this.#finish((waiter) => waiter.resolve(payin, answer));
       delay = pollDelay(this.#attempt++, this.#schedule);
     } catch (error) {
       if (this.#stopped) return;
+      this.lastRequestId = (error as { requestId?: string } | null)?.requestId ?? this.lastRequestId;
       // A 404, a key problem or a bug will not heal by waiting: every waiter gets the error.
       if (!isTransientReadError(error)) return this.#finish((waiter) => waiter.reject(error));
       retryAfterMs = retryAfterOf(error) ?? 0;
@@ -207,7 +215,11 @@ export class PayinWaits {
   }
 
   /** Resolves with the payin once final; see `Payins.waitForFinal`. */
-  wait(id: string, options: WaitForFinalOptions = {}): Promise<FinalPayin> {
+  wait(id: string, options: WaitForFinalOptions = {}): PaykitPromise<FinalPayin> {
+    return composite((slot) => this.#wait(id, options, slot));
+  }
+
+  #wait(id: string, options: WaitForFinalOptions, slot: AnswerSlot): Promise<FinalPayin> {
     const { signal } = options;
     let timeoutMs: number;
     let schedule: PollSchedule;
@@ -236,8 +248,9 @@ export class PayinWaits {
         signal?.removeEventListener("abort", onAbort);
       };
       const waiter: Waiter = {
-        resolve: (payin) => {
+        resolve: (payin, answer) => {
           cleanUp();
+          copyAnswer(slot, answer);
           resolve(payin);
         },
         reject: (error) => {
@@ -254,7 +267,7 @@ export class PayinWaits {
       signal?.addEventListener("abort", onAbort, { once: true });
       if (Number.isFinite(timeoutMs)) {
         timer = setTimeout(
-          () => leave(new PaymentWaitTimeoutError(id, timeoutMs, joined.lastStatus)),
+          () => leave(new PaymentWaitTimeoutError(id, timeoutMs, joined.lastStatus, joined.lastRequestId)),
           timeoutMs,
         );
       }

@@ -10,11 +10,12 @@ import type {
 } from "@paykit/webhooks";
 // The guard's own entry point: no parser and no schema, so importing the client stays fast.
 import { WebhookOrderGuard, type WebhookOrderGuardOptions } from "@paykit/webhooks/order";
+import { type AnswerSlot, composite, copyAnswer, type PaykitPromise, readInto } from "../core/api-promise.js";
 import type { RequestOptions } from "../core/config.js";
 import { type PaykitAttributes, stringAttribute, traced } from "../core/telemetry.js";
 import { NotFoundError } from "../errors/api-error.js";
 import type { Payins } from "./payins.js";
-import type { Payouts } from "./payouts.js";
+import { type Payouts, payoutPages } from "./payouts.js";
 import { statusHubOf } from "./status-hub.js";
 
 /** Options of `paykit.webhooks.parse`. */
@@ -127,19 +128,35 @@ export class Webhooks {
   /**
    * The authoritative record behind an event, read from the API (trust, but verify): the payin by
    * id, or the payout by its referenceId. Act on this record's status, not the delivery's.
+   * `withResponse()` gives the answer the record was read from (the payin, or the page holding the payout).
    */
-  async confirm<E extends WebhookEvent>(event: E, options?: RequestOptions): Promise<ConfirmedRecord<E>> {
-    return traced("paykit.webhooks.confirm", resourceAttributes(event), () => this.#confirm(event, options));
+  confirm<E extends WebhookEvent>(event: E, options?: RequestOptions): PaykitPromise<ConfirmedRecord<E>> {
+    return composite((slot) =>
+      traced(
+        "paykit.webhooks.confirm",
+        resourceAttributes(event),
+        () => this.#confirm(event, options, slot),
+        () => ({ "paykit.request_id": slot.requestId }),
+      ),
+    );
   }
 
-  async #confirm<E extends WebhookEvent>(event: E, options?: RequestOptions): Promise<ConfirmedRecord<E>> {
-    if (event.kind === "payin") return (await this.#payins.retrieve(event.id, options)) as ConfirmedRecord<E>;
+  async #confirm<E extends WebhookEvent>(
+    event: E,
+    options: RequestOptions | undefined,
+    slot: AnswerSlot,
+  ): Promise<ConfirmedRecord<E>> {
+    if (event.kind === "payin") {
+      return (await readInto(slot, this.#payins.retrieve(event.id, options))) as ConfirmedRecord<E>;
+    }
     const referenceId = event.data.referenceId;
-    const newest = await this.#payouts.findByReferenceId(referenceId, options);
+    const newest = await readInto(slot, this.#payouts.findByReferenceId(referenceId, options));
     if (newest?.id === event.id) return newest as ConfirmedRecord<E>;
     // A reused referenceId: search every payout that carries it for this event's id.
-    for await (const payout of this.#payouts.listAll({ referenceId }, options)) {
-      if (payout.id === event.id) return payout as ConfirmedRecord<E>;
+    for await (const { page, answer } of payoutPages(this.#payouts, { referenceId }, options)) {
+      copyAnswer(slot, answer);
+      const payout = page.data.find((record) => record.id === event.id);
+      if (payout !== undefined) return payout as ConfirmedRecord<E>;
     }
     throw new NotFoundError({
       status: 404,
@@ -147,6 +164,7 @@ export class Webhooks {
       message: `No payout ${event.id} with referenceId "${referenceId}" exists on this account`,
       body: null,
       request: "GET /payout",
+      requestId: slot.requestId,
     });
   }
 }

@@ -95,7 +95,7 @@ describe("spans of SDK calls over the real mock", () => {
   it("payins.create: one INTERNAL span, one CLIENT child with the HTTP semantic conventions", async () => {
     await using api = await startMock("http");
     const request = pixPayin();
-    const payin = await api.paykit.payins.create(request);
+    const { data: payin, requestId } = await api.paykit.payins.create(request).withResponse();
     const call = one("paykit.payins.create");
     expect(call.kind).toBe(SpanKind.INTERNAL);
     expect(call.instrumentationScope.name).toBe("@paykit/node");
@@ -103,6 +103,7 @@ describe("spans of SDK calls over the real mock", () => {
       "paykit.payment_method": "PIX",
       "paykit.reference_id": request.referenceId,
       "paykit.payin.id": payin.id,
+      "paykit.request_id": requestId,
     });
     expect(call.status.code).toBe(SpanStatusCode.UNSET);
     const [attempt, ...others] = childrenOf(call);
@@ -117,18 +118,37 @@ describe("spans of SDK calls over the real mock", () => {
       "server.address": url.hostname,
       "server.port": Number(url.port),
       "http.response.status_code": 201,
+      "paykit.request_id": requestId,
     });
+  });
+
+  it("request ids: each attempt's span, each retry event and the call's span name the ids sent", async () => {
+    await using api = await startMock("http");
+    const created = await api.paykit.payins.create(pixPayin());
+    await api.control.addFault({ method: "GET", path: `/payin/${created.id}`, status: 503, times: 2 });
+    const sent: string[] = [];
+    const paykit = api.client({ hooks: { onRequest: (e) => void sent.push(e.requestId) } });
+    exporter.reset();
+    const { requestId } = await paykit.payins.retrieve(created.id).withResponse();
+    const call = one("paykit.payins.retrieve");
+    expect(childrenOf(call).map((a) => a.attributes["paykit.request_id"])).toEqual(sent);
+    expect(call.events.map((e) => e.attributes?.["paykit.request_id"])).toEqual(sent.slice(0, 2));
+    expect(new Set(sent).size).toBe(3);
+    expect(call.attributes["paykit.request_id"]).toBe(requestId);
+    expect(requestId).toBe(sent[2]);
   });
 
   it("payins.retrieve of an unknown id: the call carries paykit.error.code, the attempt error.type 404", async () => {
     await using api = await startMock("http");
-    await expect(api.paykit.payins.retrieve("pi_unknown")).rejects.toMatchObject({ code: "NOT_FOUND" });
+    const error = await api.paykit.payins.retrieve("pi_unknown").catch((e: { requestId: string }) => e);
+    expect(error).toMatchObject({ code: "NOT_FOUND" });
     const call = one("paykit.payins.retrieve");
     expect(call.status.code).toBe(SpanStatusCode.ERROR);
     expect(call.attributes).toMatchObject({
       "paykit.payin.id": "pi_unknown",
       "paykit.error.code": "NOT_FOUND",
       "error.type": "NotFoundError",
+      "paykit.request_id": error.requestId,
     });
     const [attempt] = childrenOf(call);
     expect(attempt?.name).toBe("GET /payin/{id}");
@@ -147,6 +167,7 @@ describe("spans of SDK calls over the real mock", () => {
     });
     const call = one("paykit.payouts.create");
     expect(call.attributes["paykit.error.code"]).toBe("INVALID_DATA");
+    expect(call.attributes["paykit.request_id"]).toBeUndefined();
     expect(childrenOf(call)).toEqual([]);
   });
 
@@ -182,11 +203,13 @@ describe("spans of SDK calls over the real mock", () => {
     await using api = await startMock("http");
     const request = payout();
     await api.control.addFault({ method: "POST", path: "/payout", dropResponse: true });
-    const created = await api.paykit.payouts.create(request);
+    const { data: created, requestId } = await api.paykit.payouts.create(request).withResponse();
     const call = one("paykit.payouts.create");
     expect(call.attributes).toMatchObject({
       "paykit.reference_id": request.referenceId,
       "paykit.payout.id": created.id,
+      // the lookup's request: the answer the payout was read from
+      "paykit.request_id": requestId,
     });
     const [post, reconcile, ...others] = childrenOf(call).sort((a, b) =>
       a.name === "POST /payout" ? -1 : b.name === "POST /payout" ? 1 : 0,
@@ -202,6 +225,7 @@ describe("spans of SDK calls over the real mock", () => {
     });
     const [lookup] = childrenOf(reconcile as ReadableSpan);
     expect(lookup?.name).toBe("GET /payout");
+    expect(lookup?.attributes["paykit.request_id"]).toBe(requestId);
     expect(lookup?.attributes["url.full"]).toContain(`referenceId=${request.referenceId}`);
     expect(named("POST /payout")).toHaveLength(1);
   });

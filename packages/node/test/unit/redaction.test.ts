@@ -70,6 +70,40 @@ describe("no secret key, Authorization header or card data in inspect(), JSON or
     expect(seen).toHaveLength(0);
   });
 
+  it("a call's promise, and the Response of withResponse() and asResponse()", async () => {
+    const { paykit, seen } = scriptedClient({
+      "POST /v1/payin": [
+        { status: 201, body: { id: "pi_1", status: "APPROVED", paymentMethod: "CREDIT_CARD" } },
+      ],
+    });
+    const call = paykit.payins.create({ ...payinBase, paymentMethod: "CREDIT_CARD", card });
+    expect(leaks(call)).toEqual([]);
+    const { response, requestId } = await call.withResponse();
+    const raw = await call.asResponse();
+    // the request did carry them: the Response is the answer's, never the request's
+    expect(seen[0]?.headers.get("authorization")).toContain(AUTH);
+    expect(seen[0]?.body).toContain(card.number);
+    for (const value of [call, response, raw, [...response.headers], [...raw.headers], await raw.text()]) {
+      expect(leaks(value)).toEqual([]);
+    }
+    expect(response.headers.get("authorization")).toBeNull();
+    expect(inspect(call)).not.toContain("authorization");
+    expect(requestId).toMatch(/^req_/);
+  });
+
+  it("an error's JSON and inspect() name its request id, and still nothing secret", async () => {
+    const { paykit } = scriptedClient({
+      "POST /v1/payin": [{ status: 400, body: { code: "INVALID_CVV", message: "wrong security code" } }],
+    });
+    const error = (await caught(
+      paykit.payins.create({ ...payinBase, paymentMethod: "CREDIT_CARD", card }),
+    )) as { requestId: string };
+    expect(error.requestId).toMatch(/^req_/);
+    expect(JSON.parse(JSON.stringify(error))).toMatchObject({ requestId: error.requestId });
+    expect(inspect(error)).toContain(error.requestId);
+    expect(leaks(error)).toEqual([]);
+  });
+
   it("a timeout", async () => {
     const { paykit } = scriptedClient(
       { "GET /v1/payin/pi_1": [{ hang: true }] },
