@@ -7,7 +7,7 @@
 import { storableString } from "@paykit/contract";
 import * as z from "zod/mini";
 import type { CreateAccountParams, UpdateAccountParams } from "../domain/accounts.js";
-import type { ControlCallOptions, SetClockParams } from "../domain/control.js";
+import { type ControlCallOptions, mapAnswer, type SetClockParams } from "../domain/control.js";
 import {
   AuthorizeBody,
   ClockBody,
@@ -79,7 +79,6 @@ export const CONTROL_CALLS = {
     summary: "List accounts (account keys see their own alone)",
     body: null,
     query: ListQuery,
-    readsRecords: false,
     request: (options?: ListOptions) => ({ query: listQuery(undefined, options) }),
     // account keys see their own account alone (one team member's dashboard on a shared sandbox)
     run: (ops, { query, caller }) =>
@@ -94,7 +93,6 @@ export const CONTROL_CALLS = {
     summary: "An account's settings and balance",
     body: null,
     query: null,
-    readsRecords: false,
     request: (accountId: string) => ({ id: accountId }),
     run: (ops, { id }) => ops.getAccount(id),
   }),
@@ -110,7 +108,6 @@ export const CONTROL_CALLS = {
     summary: "Reset one account to its creation (id, keys and webhook secret kept)",
     body: null,
     query: null,
-    readsRecords: false,
     request: (accountId: string) => ({ id: accountId }),
     run: (ops, { id }) => ops.resetAccount(id),
   }),
@@ -202,7 +199,6 @@ export const CONTROL_CALLS = {
     method: "GET",
     path: "/payins",
     scope: "queried",
-    readsAllRecords: true,
     summary: "List payins, newest first, of one account or all",
     body: null,
     query: ListQuery,
@@ -218,7 +214,6 @@ export const CONTROL_CALLS = {
     method: "GET",
     path: "/payouts",
     scope: "queried",
-    readsAllRecords: true,
     summary: "List payouts, newest first, of one account or all",
     body: null,
     query: ListQuery,
@@ -367,7 +362,6 @@ export const CONTROL_CALLS = {
     method: "GET",
     path: "/webhooks",
     scope: "queried",
-    readsAllRecords: true,
     summary: "The webhook delivery log, oldest first, of one account or all",
     body: null,
     query: ListQuery,
@@ -388,7 +382,7 @@ export const CONTROL_CALLS = {
     body: null,
     query: AccountQuery,
     request: (accountId?: string) => ({ query: { accountId } }),
-    run: async (ops, { query }) => ({ data: await ops.flushWebhooks(query.accountId) }),
+    run: (ops, { query }) => mapAnswer(ops.flushWebhooks(query.accountId), (data) => ({ data })),
     result: dataOf,
   }),
   /** Sends a delivery again now (a fresh cycle of 8 attempts). */
@@ -411,7 +405,7 @@ export const CONTROL_CALLS = {
     body: null,
     query: AccountQuery,
     request: (accountId?: string) => ({ query: { accountId } }),
-    run: (ops, { query }) => ({ data: ops.faults(query.accountId) }),
+    run: async (ops, { query }) => ({ data: await ops.faults(query.accountId) }),
     result: dataOf,
   }),
   /** Injects a fault into the next matching requests. */
@@ -435,8 +429,8 @@ export const CONTROL_CALLS = {
     body: null,
     query: AccountQuery,
     request: (accountId?: string) => ({ query: { accountId } }),
-    run: (ops, { query }) => {
-      ops.clearFaults(query.accountId);
+    run: async (ops, { query }) => {
+      await ops.clearFaults(query.accountId);
       return { data: [] as never[] };
     },
     result: nothing,
@@ -450,9 +444,9 @@ export const CONTROL_CALLS = {
     body: RateLimitBody,
     query: null,
     request: (params: RateLimitParams | null) => ({ body: params ?? { limit: null } }),
-    run: (ops, { body }) => {
-      ops.setRateLimit(body.limit === null ? null : { limit: body.limit, windowMs: body.windowMs });
-      return { rateLimit: ops.rateLimit() };
+    run: async (ops, { body }) => {
+      await ops.setRateLimit(body.limit === null ? null : { limit: body.limit, windowMs: body.windowMs });
+      return { rateLimit: await ops.rateLimit() };
     },
     result: nothing,
   }),
@@ -492,8 +486,8 @@ export const CONTROL_CALLS = {
     body: null,
     query: null,
     request: () => ({}),
-    run: (ops) => {
-      ops.reset();
+    run: async (ops) => {
+      await ops.reset();
       return { reset: true as const };
     },
     result: nothing,
