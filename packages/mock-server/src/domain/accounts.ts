@@ -146,9 +146,11 @@ export class Account {
   reserved = 0;
   debited = 0;
   inFlight = 0;
-  /** Records the account holds, for the retention limit (`maxRecords`). */
+  /** Records the account holds, for the retention limit (`maxRecords`) and the totals of lists. */
   payinCount = 0;
   payoutCount = 0;
+  /** The account's payouts by status: the total of `GET /payout?status=` without reading them. */
+  payoutStatusCounts: Record<string, number> = {};
   /** The last "nosso número" of the account's boletos. */
   boletoSeq = 0;
 
@@ -240,12 +242,15 @@ export class Account {
     };
   }
 
-  /** Books a payout's move between statuses: debits and gives back. */
+  /** Books a payout's move between statuses: debits, gives back, and keeps the status counts. */
   bookPayoutStatus(payout: PayoutRecord, from: KnownPayoutStatus | null, to: KnownPayoutStatus): void {
+    const counts = this.payoutStatusCounts;
     if (from !== null) {
+      counts[from] = (counts[from] ?? 1) - 1;
       if (DEBITING.has(from)) this.debited -= payout.amount;
       if (IN_FLIGHT.has(from)) this.inFlight -= payout.amount;
     }
+    counts[to] = (counts[to] ?? 0) + 1;
     if (DEBITING.has(to)) this.debited += payout.amount;
     if (IN_FLIGHT.has(to)) this.inFlight += payout.amount;
   }

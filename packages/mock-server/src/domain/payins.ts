@@ -153,7 +153,12 @@ function expireAt(turn: Turn, payin: PayinRecord, at: number): void {
 export async function retain(turn: Turn, account: Account): Promise<void> {
   const max = turn.rules.maxRecords;
   if (account.payinCount <= max && account.payoutCount <= max) return;
-  await turn.tx.trimRecords(account, max);
+  const dropped = await turn.tx.trimRecords(account, max);
+  account.payinCount -= dropped.payins;
+  account.payoutCount -= dropped.payouts.length;
+  for (const payout of dropped.payouts)
+    account.payoutStatusCounts[payout.status] = (account.payoutStatusCounts[payout.status] ?? 1) - 1;
+  turn.tx.updateAccount(account);
 }
 
 function boletoLineOf(amountCents: number, dueAt: number, seq: number): string {

@@ -262,13 +262,22 @@ export async function listPayouts(turn: Turn, account: Account, rawQuery: unknow
   const query = result.data;
   const page = query.page ?? PAYOUT_LIST_DEFAULTS.page;
   const limit = query.limit ?? PAYOUT_LIST_DEFAULTS.limit;
+  const from = query.startDate ? boundOf(query.startDate, false) : undefined;
+  const to = query.endDate ? boundOf(query.endDate, true) : undefined;
+  // without dates or a referenceId, the account's counts are the total: the store reads the page alone
+  const counted = from === undefined && to === undefined && query.referenceId === undefined;
   const { records, total } = await turn.tx.payoutList(account.id, {
     status: query.status,
     referenceId: query.referenceId,
-    from: query.startDate ? boundOf(query.startDate, false) : undefined,
-    to: query.endDate ? boundOf(query.endDate, true) : undefined,
+    from,
+    to,
     skip: (page - 1) * limit,
     limit,
+    total: !counted
+      ? undefined
+      : query.status === undefined
+        ? account.payoutCount
+        : (account.payoutStatusCounts[query.status] ?? 0),
   });
   return { data: records.map(payoutJson), meta: { total, page, limit, totalPages: Math.ceil(total / limit) } };
 }

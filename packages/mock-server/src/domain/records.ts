@@ -87,8 +87,10 @@ export interface PayinRecord
     | "updatedAt"
     | "installments"
     | "externalId"
+    | "referenceId"
   > {
   status: KnownPayinStatus;
+  referenceId: string;
   paymentMethod: PaymentMethod;
   externalId: string;
   installments: number | null;

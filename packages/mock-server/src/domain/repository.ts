@@ -53,6 +53,8 @@ export interface PayoutQuery {
   /** Entries skipped before the page (`(page - 1) * limit`). */
   skip: number;
   limit: number;
+  /** The total that matches, when the caller knows it (the account's counts): the store reads the page alone. */
+  total?: number | undefined;
 }
 
 /** A page of payouts and how many match in all. */
@@ -131,10 +133,11 @@ export interface StoreTx {
   /** A page of payouts, newest first, of one account or of all. */
   payoutPage(accountId: string | undefined, place: PagePlace): Promise<ListPage<PayoutRecord>>;
   /**
-   * Drops an account's oldest records in a final status while it holds more than `max` payins or
-   * payouts (the retention limit), with their deliveries and due work; answers nothing.
+   * Drops an account's oldest records in a final status (a payout COMPLETED too) while it holds more
+   * than `max` payins or payouts (the retention limit), with their deliveries and due work; answers
+   * how many payins went and the payouts that went (the caller keeps the account's counts).
    */
-  trimRecords(account: Account, max: number): Promise<void>;
+  trimRecords(account: Account, max: number): Promise<{ payins: number; payouts: PayoutRecord[] }>;
 
   // due work
   /** Schedules (or moves) a record's due work of a kind; one per kind and record. */
@@ -194,6 +197,10 @@ export interface SandboxStore {
    * it is made, and never sends an account's attempts while another process's listener holds them.
    */
   readonly shared: boolean;
+  /** Whether a newer mock migrated the store: this process answers every request 503 then. */
+  readonly refused: boolean;
+  /** How often, at most, this process stamps an account's last use (a short retention asks more often). */
+  setTouchEvery?(ms: number): void;
   /** Runs `work` as one transaction, and commits it unless it threw (see `ApiError.keep`). */
   transaction<T>(work: (tx: StoreTx) => Promise<T>, scope?: TxScope): Promise<T>;
   /**

@@ -126,7 +126,7 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
     );
   const sharedToken = options.sharedSandbox ? options.adminToken : undefined;
   const onError = options.onError ?? (() => {});
-  const store = options.sandboxStore ?? new MemoryStore(options.now);
+  const store: SandboxStore = options.sandboxStore ?? new MemoryStore(options.now);
   const ids = new UlidFactory();
   const turns = new Turns(
     store,
@@ -194,6 +194,8 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
   worker.start();
 
   const retention = retentionMs(options.retention);
+  // a stamp of last use is never as old as the retention: at most a quarter of it
+  if (retention > 0) store.setTouchEvery?.(retention / 4);
   const stopRetention = retention > 0 ? startRetention(store, retention, onError) : () => {};
 
   async function dispatch(req: EngineRequest): Promise<EngineResponse> {

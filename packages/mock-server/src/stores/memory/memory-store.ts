@@ -125,6 +125,7 @@ export class MemoryStore implements SandboxStore {
   readonly kind = "memory" as const;
   readonly description = "memory";
   readonly shared = false;
+  readonly refused = false;
   readonly state = new MemoryState();
   readonly locks = new AccountLocks();
   readonly #now: () => number;

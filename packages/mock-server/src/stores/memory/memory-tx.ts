@@ -153,10 +153,10 @@ export class MemoryTx implements StoreTx {
     return pageOf("payouts", this.#lists(accountId, (r) => r.payouts), idOf, "newest", place);
   }
 
-  async trimRecords(account: Account, max: number): Promise<void> {
+  async trimRecords(account: Account, max: number): Promise<{ payins: number; payouts: PayoutRecord[] }> {
     const state = this.#state;
     const records = state.records.get(account.id);
-    if (records === undefined) return;
+    if (records === undefined) return { payins: 0, payouts: [] };
     const dropped = records.trim(max);
     for (const payin of dropped.payins) {
       state.payins.delete(payin.id);
@@ -173,8 +173,7 @@ export class MemoryTx implements StoreTx {
       if (delivery !== undefined && delivery.accountId === account.id && gone.has(delivery.resourceId))
         state.deliveries.delete(id);
     }
-    account.payinCount = records.payins.length;
-    account.payoutCount = records.payouts.length;
+    return { payins: dropped.payins.length, payouts: dropped.payouts };
   }
 
   schedule(item: DueItem): void {

@@ -48,8 +48,8 @@ export interface SqlDatabase extends SqlQueryable {
   readonly engine: "postgres" | "pglite";
   /** Runs `work` in one transaction on one connection: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: SqlQueryable) => Promise<T>): Promise<T>;
-  /** Opens a transaction on a connection of its own, held until its commit or rollback (PostgreSQL). */
-  begin?(): Promise<OpenTransaction>;
+  /** Opens a transaction on a connection of its own, held until its commit or rollback. */
+  begin(): Promise<OpenTransaction>;
   close(): Promise<void>;
 }
 
@@ -117,8 +117,9 @@ interface PgPool extends PgQueryable {
   on(event: "connect", listener: (client: PgClient) => void): unknown;
 }
 interface PgModule {
-  default?: { Pool: new (config: object) => PgPool };
+  default?: { Pool: new (config: object) => PgPool; escapeLiteral?: (text: string) => string };
   Pool?: new (config: object) => PgPool;
+  escapeLiteral?: (text: string) => string;
 }
 
 /** The `options` a PostgreSQL URL gives the server at connection start (`?options=-c%20…`), or "". */
@@ -148,7 +149,9 @@ export async function openPostgres(
 ): Promise<SqlDatabase> {
   const pg = await importDriver<PgModule>("pg", "--store postgres://…");
   const Pool = pg.Pool ?? pg.default?.Pool;
-  if (!Pool) throw new SqlDriverMissingError("the pg package has no Pool export");
+  const escape = pg.escapeLiteral ?? pg.default?.escapeLiteral;
+  if (!Pool || !escape) throw new SqlDriverMissingError("the pg package has no Pool or escapeLiteral export (pg 8.11 or later)");
+  const inline = (text: string, params: readonly unknown[]) => inlineParams(text, params, escape);
   // A process stopped (SIGSTOP, a debugger) with a transaction open would hold its row locks, and
   // with them every other process, for as long as it stays stopped: the server ends such a session.
   // Set at connection start (libpq's `options`, after any the URL gives), not by a query on connect,
@@ -260,7 +263,7 @@ export async function openPostgres(
       return {
         async query(text, params) {
           if (!begun) {
-            const [rows] = await send(params === undefined ? text : inlineParams(text, params));
+            const [rows] = await send(params === undefined ? text : inline(text, params));
             return rows as SqlResult<never>;
           }
           ensureOpen();
@@ -272,7 +275,7 @@ export async function openPostgres(
         },
         exec: async (sql) => void (await send(sql)),
         async batch(statements, options = {}) {
-          const text = statements.map((s) => inlineParams(s.text, s.params ?? [])).join(";\n");
+          const text = statements.map((s) => inline(s.text, s.params ?? [])).join(";\n");
           const commit = options.commit === true;
           try {
             const results = await send(commit ? `${text};\nCOMMIT` : text);
@@ -328,6 +331,7 @@ export async function openPglite(dataDir: string): Promise<SqlDatabase> {
   const db = await PGlite.create(dataDir);
   return {
     engine: "pglite",
+    begin: () => beginPglite(db),
     query: (text, params) => db.query(text, params),
     exec: async (sql) => void (await db.exec(sql)),
     transaction: (work) =>
@@ -341,39 +345,84 @@ export async function openPglite(dataDir: string): Promise<SqlDatabase> {
   };
 }
 
+/** Rolls a PGlite transaction back: thrown out of its callback, caught where it ends. */
+const ROLLBACK = Symbol("rollback");
+
+/**
+ * A PGlite transaction held open across awaits: PGlite runs one transaction at a time, so this one
+ * waits its turn, then holds the database until its commit or rollback. Statements go one by one with
+ * their parameters (an in-process engine has no round trip to save).
+ */
+async function beginPglite(db: PgliteInstance): Promise<OpenTransaction> {
+  let finish!: (commit: boolean) => void;
+  let opened!: (tx: PgliteQueryable) => void;
+  const open = new Promise<PgliteQueryable>((resolve) => {
+    opened = resolve;
+  });
+  const done = db
+    .transaction(async (tx) => {
+      opened(tx);
+      const commit = await new Promise<boolean>((resolve) => {
+        finish = resolve;
+      });
+      if (!commit) throw ROLLBACK;
+    })
+    .catch((error: unknown) => {
+      if (error !== ROLLBACK) throw error;
+    });
+  // a transaction that could not start rejects `done` before `open`
+  const tx = await Promise.race([open, done.then(() => Promise.reject(new Error("PGlite ended the transaction before it began")))]);
+  let ended = false;
+  const end = async (commit: boolean) => {
+    if (ended) return;
+    ended = true;
+    finish(commit);
+    await done;
+  };
+  return {
+    query: (text, params) => tx.query(text, params),
+    exec: async (sql) => void (await tx.exec(sql)),
+    async batch(statements, options = {}) {
+      const results: SqlResult<Record<string, unknown>>[] = [];
+      try {
+        for (const statement of statements) results.push(await tx.query(statement.text, statement.params));
+      } catch (error) {
+        await end(false);
+        throw error;
+      }
+      if (options.commit) await end(true);
+      return results;
+    },
+    commit: () => end(true),
+    rollback: () => end(false).catch(() => {}),
+  };
+}
+
 /**
  * A statement with its `$n` parameters written in as SQL literals, for the simple protocol (which
- * takes several statements in one round trip but no parameters). Strings are quoted as node-postgres's
- * `escapeLiteral` does; arrays become `ARRAY[…]` (or `'{}'`), so every array parameter needs a cast
- * in the text (`$1::text[]`), as the extended protocol's do anyway.
+ * takes several statements in one round trip but no parameters): text through the driver's own
+ * `escapeLiteral` (node-postgres), numbers and booleans as themselves, arrays as `ARRAY[…]` (or
+ * `'{}'`), so every array parameter needs a cast in the text (`$1::text[]`).
  */
-export function inlineParams(text: string, params: readonly unknown[]): string {
+export function inlineParams(text: string, params: readonly unknown[], escapeLiteral: (text: string) => string): string {
+  const literal = (value: unknown): string => {
+    if (value === null || value === undefined) return "NULL";
+    if (typeof value === "number") {
+      if (!Number.isFinite(value)) throw new Error(`${value} has no SQL literal`);
+      return `(${value})`;
+    }
+    if (typeof value === "bigint") return `(${value})`;
+    if (typeof value === "boolean") return value ? "TRUE" : "FALSE";
+    if (Array.isArray(value)) return value.length === 0 ? "'{}'" : `ARRAY[${value.map(literal).join(",")}]`;
+    if (value instanceof Date) return escapeLiteral(value.toISOString());
+    if (typeof value === "object") return escapeLiteral(JSON.stringify(value));
+    return escapeLiteral(String(value));
+  };
   return text.replace(/\$(\d+)/g, (_, n: string) => {
     const index = Number(n) - 1;
-    if (index >= params.length)
-      throw new Error(`the statement names $${n} and has ${params.length} parameters`);
+    if (index >= params.length) throw new Error(`the statement names $${n} and has ${params.length} parameters`);
     return literal(params[index]);
   });
-}
-
-function literal(value: unknown): string {
-  if (value === null || value === undefined) return "NULL";
-  if (typeof value === "number") {
-    if (!Number.isFinite(value)) throw new Error(`${value} has no SQL literal`);
-    return `(${value})`;
-  }
-  if (typeof value === "bigint") return `(${value})`;
-  if (typeof value === "boolean") return value ? "TRUE" : "FALSE";
-  if (Array.isArray(value)) return value.length === 0 ? "'{}'" : `ARRAY[${value.map(literal).join(",")}]`;
-  if (value instanceof Date) return quoteLiteral(value.toISOString());
-  if (typeof value === "object") return quoteLiteral(JSON.stringify(value));
-  return quoteLiteral(String(value));
-}
-
-function quoteLiteral(text: string): string {
-  if (text.includes("\0")) throw new Error("a SQL literal cannot hold NUL");
-  const quoted = text.replaceAll("'", "''");
-  return text.includes("\\") ? ` E'${quoted.replaceAll("\\", "\\\\")}'` : `'${quoted}'`;
 }
 
 /** A database URL without its password, for messages. */
