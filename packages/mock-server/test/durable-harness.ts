@@ -17,7 +17,7 @@ import {
   type MockServer,
 } from "../src/index.js";
 import { SEED_PIX_KEYS } from "../src/domain/pix-directory.js";
-import { pixKeyId } from "../src/stores/memory/memory-store.js";
+import { pixKeyId } from "../src/stores/memory/memory-state.js";
 import { migrate } from "../src/stores/sql/migrations.js";
 import { openPglite, openPostgres, type SqlDatabase } from "../src/stores/sql/sql-client.js";
 import { SqlStore } from "../src/stores/sql/sql-store.js";

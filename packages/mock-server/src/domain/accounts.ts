@@ -22,7 +22,7 @@ export type FeeOverrides = Omit<Partial<FeeSchedule>, "payin"> & {
 };
 
 /**
- * Options of a new mock account (`POST /_mock/accounts`, docs/decisions.md ("The mock server: control API")).
+ * Options of a new mock account (`POST /_mock/accounts`, docs/decisions/mock-control-api.md).
  */
 export interface CreateAccountParams {
   /** Whether the merchant's KYC is approved; without it every request is 403. @default true */
@@ -80,7 +80,7 @@ export interface RotatedWebhookSecret {
 /** How long deliveries stay signed with the previous secret after a rotation: 24 h of mock time. */
 export const WEBHOOK_SECRET_GRACE_MS = 24 * 60 * 60 * 1000;
 
-/** The balance of an account in cents (docs/decisions.md ("Balance")). */
+/** The balance of an account in cents (docs/decisions/balance.md). */
 export interface AccountBalance {
   /** What a payout may take now: approved net − unreleased reserves − payouts still debited. */
   available: number;
@@ -137,7 +137,7 @@ export class Account {
   webhookOutOfOrder: boolean;
   fees: FeeSchedule;
   limits: PayoutLimits;
-  /** The account's clock minus the sandbox clock, in ms (docs/decisions/time-and-the-mocks-clock.md). */
+  /** The account's clock minus the sandbox clock, in ms (docs/decisions/time-and-the-mock-clock.md). */
   clockOffsetMs = 0;
 
   // Running totals, so the balance check of a payout never scans (docs/decisions/balance.md).
@@ -272,7 +272,7 @@ function mergeFees(base: FeeSchedule, patch: FeeOverrides | undefined): FeeSched
   return { ...base, ...patch, payin };
 }
 
-/** A new mock key pair: `pk_test_`/`sk_test_`, never `_live_` (docs/decisions.md ("Authentication")). */
+/** A new mock key pair: `pk_test_`/`sk_test_`, never `_live_` (docs/decisions/authentication.md). */
 export function newKeyPair(): { publicKey: string; secretKey: string } {
   return { publicKey: `pk_test_${randomString(24)}`, secretKey: `sk_test_${randomString(32)}` };
 }

@@ -1,6 +1,6 @@
 // The webhook deliveries of status changes (docs/decisions/webhooks.md): each change of a record with a
 // `webhookUrl` becomes a delivery, stored with the change in one transaction, so that only committed
-// changes are ever sent (docs/decisions/shared-sandbox-webhooks-only-for-committed-changes.md). A
+// changes are ever sent (docs/decisions/shared-sandbox-webhooks-after-commit.md). A
 // delivery is attempted until the receiver answers 2xx, at increasing intervals on the account's
 // clock, then marked failed. These are the rules; the process that makes the attempts is work/.
 import { WEBHOOK_HEADERS, WEBHOOK_RETRY_DELAYS_MS } from "@paykit/contract";

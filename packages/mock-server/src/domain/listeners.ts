@@ -4,7 +4,7 @@
 // deliveries is handed to it instead of being sent to the delivery's URL, and its answer (the local
 // receiver's status, or what went wrong) is recorded as that attempt. One listener per account at a
 // time: a new one takes over and the older one is told, on any process of a shared sandbox. See
-// docs/decisions/paykit-mock-listen.md; work/listeners.ts holds the polls.
+// docs/decisions/mock-listen.md; work/listeners.ts holds the polls.
 
 /** A delivery's attempt handed to a listener: the very request the sandbox would send. */
 export interface ListenAttempt {

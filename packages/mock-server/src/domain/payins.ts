@@ -23,13 +23,14 @@ import type { Turn } from "./turn.js";
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
-/** A PIX charge expires 1 h after creation (docs/decisions.md ("Payin statuses")). */
+/** A PIX charge expires 1 h after creation (docs/decisions/payin-statuses.md). */
 export const PIX_EXPIRY_MS = HOUR_MS;
 /** A boleto is due, and expires, 3 days after creation. */
 export const BOLETO_EXPIRY_MS = 3 * DAY_MS;
 /**
- * A card payin left in PENDING_3DS expires 15 minutes after creation (docs/decisions.md ("3DS challenge
- * expiry")): longer than the browser's default `challengeTimeoutMs` of 10 minutes.
+ * A card payin left in PENDING_3DS expires 15 minutes after creation
+ * (docs/decisions/three-ds-challenge-expiry.md): longer than the browser's default `challengeTimeoutMs`
+ * of 10 minutes.
  */
 export const THREE_DS_EXPIRY_MS = 15 * 60_000;
 /** The issuing bank of the mock's boletos (Banco do Brasil's COMPE code). */

@@ -196,7 +196,7 @@ export async function lockedPayout(turn: Turn, id: string): Promise<{ account: A
   return { account, payout };
 }
 
-/** The control API's payout operations (docs/decisions/the-mock-server-control-api.md). */
+/** The control API's payout operations (docs/decisions/mock-control-api.md). */
 export const payoutControl = {
   /** The dashboard approves a payout: AWAITING_APPROVAL → APPROVED. */
   async approve(turn: Turn, id: string): Promise<PayoutRecord> {

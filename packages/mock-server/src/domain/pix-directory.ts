@@ -20,7 +20,7 @@ export interface PixKeyEntry {
 
 /**
  * The keys every mock starts with (documented in the README). Keys at `@bank.test` are the magic
- * payout outcomes of docs/decisions.md ("Magic values"); `notfound@bank.test` is deliberately absent.
+ * payout outcomes of docs/decisions/magic-values.md; `notfound@bank.test` is deliberately absent.
  */
 export const SEED_PIX_KEYS: readonly PixKeyEntry[] = [
   { key: "12345678909", type: "CPF", name: "João da Silva", document: "12345678909", ispb: "00360305" },
@@ -150,7 +150,7 @@ export function normalizePixKey(type: PixKeyType, key: string): string {
 
 /**
  * How a mock account's PIX directory answers a well-formed key that is neither seeded nor registered:
- * `open` (the default, docs/decisions.md ("Magic values")) finds it with a holder derived from the key, as a
+ * `open` (the default, docs/decisions/magic-values.md) finds it with a holder derived from the key, as a
  * real directory finds a merchant's own test keys; `strict` knows only the seeded and registered keys.
  */
 export type PixDirectoryMode = "open" | "strict";

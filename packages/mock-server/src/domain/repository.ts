@@ -237,7 +237,14 @@ export interface SandboxStore {
     owner: string,
     listener: string,
     leaseMs: number,
+    events: readonly string[] | null,
   ): Promise<{ retired: true } | { retired: false; previous: string | null }>;
+  /**
+   * The account's pending deliveries a listener takes (of `events`, all when null; of `resourceIds`,
+   * all when absent) are due now, whatever their retry's time: a listener attached, or a later event of
+   * their resource was queued.
+   */
+  bringForward(accountId: string, events: readonly string[] | null, resourceIds?: readonly string[]): Promise<void>;
   /** The holder of an account's listener now, if its lease is live. */
   listenerOf(accountId: string): Promise<{ owner: string; listener: string } | null>;
   /** Lets an account's listener go (it stopped), if it still holds it. */

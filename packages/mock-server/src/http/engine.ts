@@ -19,7 +19,7 @@ import type { Turn } from "../domain/turn.js";
 import { DEFAULT_DELIVERY_CONCURRENCY, DeliverySlots } from "../internal/delivery-slots.js";
 import { MemoryStore } from "../stores/memory/memory-store.js";
 import { startRetention } from "../work/retention.js";
-import { StoreUnavailableError } from "../work/store-errors.js";
+import { StoreUnavailableError } from "../domain/store-errors.js";
 import { Turns } from "../work/turns.js";
 import { Worker } from "../work/worker.js";
 import { WEBHOOK_TIMEOUT_MS } from "@paykit/contract";
@@ -159,7 +159,7 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
     accountId: `acct_${ids.next(Date.now())}`,
     ...keys,
     // The default account signs its deliveries from the first run
-    // (docs/decisions/the-mock-server-starting-it.md): a random secret unless fixed, kept across resets.
+    // (docs/decisions/mock-server-starting.md): a random secret unless fixed, kept across resets.
     webhookSecret: fixed.webhookSecret ?? newWebhookSecret(),
   };
   const defaultParams: CreateAccountParams = { ...DEFAULT_ACCOUNT, ...fixed, ...keys, webhookSecret: account.webhookSecret };

@@ -53,7 +53,7 @@ export class ListenerHub {
     private readonly store: SandboxStore,
     /** This process's name in the store's leases. */
     private readonly owner: string,
-    private readonly onAttach: (accountId: string) => void,
+    private readonly onAttach: (accountId: string, attached: boolean, events: readonly string[] | null) => void,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -61,6 +61,11 @@ export class ListenerHub {
   takes(accountId: string, event: string): boolean {
     const listener = this.#live(accountId);
     return listener !== null && eventMatches(listener.events, event);
+  }
+
+  /** The events the account's listener here takes (null: all). */
+  eventsOf(accountId: string): readonly string[] | null {
+    return this.#live(accountId)?.events ?? null;
   }
 
   /** Whether a listener polls here for the account now. */
@@ -109,7 +114,9 @@ export class ListenerHub {
       if (current?.id === params.listener) this.#detach(accountId, "the listener stopped before answering");
       return { attempts: [], takenOver: false };
     }
-    const held = await this.store.holdListener(accountId, this.owner, params.listener, LISTENER_LEASE_MS);
+    const asked = params.events === undefined ? undefined : params.events.length === 0 ? null : params.events;
+    const events = asked !== undefined ? asked : current?.id === params.listener ? current.events : null;
+    const held = await this.store.holdListener(accountId, this.owner, params.listener, LISTENER_LEASE_MS, events);
     if (held.retired) {
       if (current?.id === params.listener) this.#detach(accountId, "another listener took the account over");
       return { attempts: [], takenOver: true };
@@ -140,7 +147,8 @@ export class ListenerHub {
     const attached = self.polling === 0 && (lapsed || listener !== current || held.previous !== null);
     self.polling += 1;
     self.seenAt = this.now();
-    if (attached || self.offers.length === 0) this.onAttach(accountId);
+    // attached (or back after its lease lapsed): what waits for it goes at once; else what is due now
+    this.onAttach(accountId, attached, self.events);
     let takenOver = false;
     try {
       const waitMs = Math.min(params.waitMs ?? MAX_LISTEN_WAIT_MS, MAX_LISTEN_WAIT_MS);
@@ -170,7 +178,7 @@ export class ListenerHub {
       return { attempts: [], takenOver: true };
     }
     // the lease runs from the poll's end: the listener polls again at once
-    await this.store.holdListener(accountId, this.owner, self.id, LISTENER_LEASE_MS);
+    await this.store.holdListener(accountId, this.owner, self.id, LISTENER_LEASE_MS, self.events);
     const handed = self.offers.slice(0, MAX_ATTEMPTS_PER_POLL);
     for (const offer of handed) {
       if (offer.handed) continue;

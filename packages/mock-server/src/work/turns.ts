@@ -9,7 +9,7 @@ import { type SandboxRules, Turn } from "../domain/turn.js";
 
 /** Runs the turns of one engine on its store. */
 export class Turns {
-  /** Told of the deliveries each committed turn queued (the worker sends them). */
+  /** Told of each committed turn, with the deliveries it queued (the worker sends them). */
   onCommit: (queued: readonly DeliveryRecord[]) => void = () => {};
 
   constructor(
@@ -35,7 +35,8 @@ export class Turns {
         return undefined as T;
       }
     }, scope);
-    if (queued.length > 0) this.onCommit(queued);
+    // every commit may move the store's next moment (a clock set forward, work scheduled)
+    this.onCommit(queued);
     if (kept !== undefined) throw kept;
     return value;
   }

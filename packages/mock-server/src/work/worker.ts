@@ -69,7 +69,7 @@ export class Worker implements WebhookWork {
     this.hub = new ListenerHub(
       options.store,
       options.owner,
-      (accountId) => void this.#attach(accountId),
+      (accountId, attached, events) => void this.#attach(accountId, attached, events),
       options.now,
     );
     options.turns.onCommit = (queued) => this.kick(queued);
@@ -83,9 +83,21 @@ export class Worker implements WebhookWork {
   /** Deliveries a turn queued: their first attempt now (or after their hold). */
   kick(queued: readonly DeliveryRecord[]): void {
     if (this.#closed) return;
+    if (queued.length === 0) return this.#arm();
     const now = this.#now();
-    const due = queued.filter((d) => d.holdUntil <= now).map((d) => d.id);
-    if (due.length > 0) void this.#claimAndSend({ ids: due });
+    const due = queued.filter((d) => d.holdUntil <= now);
+    // an account whose listener polls here: its events go in order per resource, claimed as the account's
+    const listened = new Set(due.filter((d) => this.hub.holds(d.accountId)).map((d) => d.accountId));
+    for (const accountId of listened) {
+      // a later event of a resource brings its older pending ones forward, once: they go first
+      const resources = due.filter((d) => d.accountId === accountId).map((d) => d.resourceId);
+      void this.#store
+        .bringForward(accountId, this.hub.eventsOf(accountId), resources)
+        .then(() => this.#claimAndSend({ accountId }))
+        .catch(this.#options.onError);
+    }
+    const ids = due.filter((d) => !listened.has(d.accountId)).map((d) => d.id);
+    if (ids.length > 0) void this.#claimAndSend({ ids });
     const held = queued.filter((d) => d.holdUntil > now);
     if (held.length > 0) this.#armAt(Math.max(...held.map((d) => d.holdUntil)) + 1);
     else this.#arm();
@@ -153,9 +165,13 @@ export class Worker implements WebhookWork {
     return (this.#options.now ?? Date.now)();
   }
 
-  /** A listener attached here: the account's pending attempts go to it now, whatever their retry time. */
-  async #attach(accountId: string): Promise<void> {
+  /**
+   * A listener polls here: the account's attempts due now go to it; when it just attached, so do the
+   * pending ones it takes, whatever their retry's time.
+   */
+  async #attach(accountId: string, attached: boolean, events: readonly string[] | null): Promise<void> {
     try {
+      if (attached) await this.#store.bringForward(accountId, events);
       await this.#claimAndSend({ accountId });
     } catch (error) {
       this.#options.onError(error);

@@ -1,7 +1,10 @@
 // Which deliveries' attempts a process may make now, in the memory store (the SQL stores say the same
-// in one statement: stores/sql/claims.ts).
+// in one statement: stores/sql/claims.ts). A listened account's events of one resource go oldest first: a
+// later one waits while an older one is pending (the worker brings the older one forward once, when the
+// later one is queued).
 import type { DeliveryRecord } from "../../domain/deliveries.js";
-import type { MemoryState } from "./memory-store.js";
+import { eventMatches, eventName } from "../../domain/listeners.js";
+import type { MemoryState } from "./memory-state.js";
 
 /**
  * The deliveries of `candidates` whose attempt is due now and free for `owner`, in the order they
@@ -20,18 +23,34 @@ export function claimable(
   const out: DeliveryRecord[] = [];
   const held = new Set<string>();
   for (const delivery of state.pending) if (delivery.holdUntil > now) held.add(delivery.accountId);
+  // a listened account's pending events per resource, oldest first: only the oldest goes, when any is due
+  const queues = new Map<string, DeliveryRecord[]>();
+  const taken = (d: DeliveryRecord) => {
+    const listener = state.listeners.get(d.accountId);
+    return listener !== undefined && listener.until > now && eventMatches(listener.events, eventName(d.resource, d.status));
+  };
+  for (const delivery of state.pending) {
+    if (delivery.state !== "pending" || !taken(delivery)) continue;
+    const key = `${delivery.accountId} ${delivery.resourceId}`;
+    const queue = queues.get(key) ?? [];
+    queue.push(delivery);
+    queues.set(key, queue);
+  }
+  for (const queue of queues.values()) queue.sort((a, b) => a.seq - b.seq);
+  const dueNow = (d: DeliveryRecord, offset: number) => d.nextAttemptAt !== null && d.nextAttemptAt - offset <= now;
   for (const delivery of candidates) {
     if (delivery.state !== "pending" || delivery.nextAttemptAt === null) continue;
     const account = state.accounts.get(delivery.accountId);
     if (account === undefined) continue;
-    if (delivery.nextAttemptAt - state.offsetOf(account) > now) continue;
+    const offset = state.offsetOf(account);
     if (delivery.outOfOrder && held.has(delivery.accountId)) continue;
+    if (delivery.holdUntil > now) continue;
     const lease = state.leases.get(delivery.id);
     if (lease !== undefined && lease.until > now) continue;
     const listener = state.listeners.get(delivery.accountId);
-    const listened = listener !== undefined && listener.until > now;
-    if (listened && owner !== null && listener.owner !== owner) continue;
-    if (listened && hasOlderPending(state, delivery)) continue;
+    if (listener !== undefined && listener.until > now && owner !== null && listener.owner !== owner) continue;
+    if (!dueNow(delivery, offset)) continue;
+    if (taken(delivery) && queues.get(`${delivery.accountId} ${delivery.resourceId}`)?.[0] !== delivery) continue;
     out.push(delivery);
   }
   return out.sort((a, b) =>
@@ -43,12 +62,4 @@ export function claimable(
         ? b.seq - a.seq
         : a.seq - b.seq,
   );
-}
-
-function hasOlderPending(state: MemoryState, delivery: DeliveryRecord): boolean {
-  for (const other of state.records.get(delivery.accountId)?.deliveries ?? []) {
-    if (other.seq >= delivery.seq) continue;
-    if (other.resourceId === delivery.resourceId && other.state === "pending" && state.pending.has(other)) return true;
-  }
-  return false;
 }

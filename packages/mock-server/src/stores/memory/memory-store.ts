@@ -3,122 +3,20 @@
 // stops. A transaction holds the locks of the accounts it changes until it ends; writes go straight
 // into memory (the payment rules check everything before their first write, and a refusal that keeps
 // its writes says so), so a request costs no copy of what it reads.
-import type { Account } from "../../domain/accounts.js";
 import type { DeliveryRecord } from "../../domain/deliveries.js";
-import { Faults } from "../../domain/faults.js";
-import { RETIRED_KEPT } from "../../domain/listeners.js";
-import type { PixKeyEntry } from "../../domain/pix-directory.js";
-import { SEED_PIX_KEYS, normalizePixKey } from "../../domain/pix-directory.js";
+import { eventMatches, eventName, RETIRED_KEPT } from "../../domain/listeners.js";
 import type {
   ClaimedAttempt,
-  SandboxSettings,
   SandboxStore,
   StoreTx,
   TxScope,
 } from "../../domain/repository.js";
-import { AccountRecords } from "./account-records.js";
 import { claimable } from "./claims.js";
 import { AccountLocks } from "./locks.js";
+import { MemoryState } from "./memory-state.js";
 import { MemoryTx } from "./memory-tx.js";
-import { PayinIndex } from "./payin-index.js";
 
-/** A lease on one delivery's attempt: who makes it, until when (real ms), of which cycle count. */
-interface Lease {
-  owner: string;
-  until: number;
-  cycle: number;
-}
-
-/** The sandbox's start settings. */
-export function startSettings(): SandboxSettings {
-  return { clockOffsetMs: 0, defaultAccountId: null, rateLimit: null, faultsArmed: false };
-}
-
-/** Where a key lives in the directory: shared (`0`) or an account's own (`1`), then `TYPE:key`. */
-export function pixKeyId(entry: { type: string; key: string }): string {
-  return `${entry.type}:${normalizePixKey(entry.type as never, entry.key)}`;
-}
-
-/** The sandbox's state in this process's memory. */
-export class MemoryState {
-  readonly accounts = new Map<string, Account>();
-  readonly byPublicKey = new Map<string, Account>();
-  readonly records = new Map<string, AccountRecords>();
-  readonly payins = new PayinIndex();
-  readonly payinsByThreeDS = new Map<string, string>();
-  readonly deliveries = new Map<string, DeliveryRecord>();
-  /** Deliveries with an attempt to come (a retry, a held event, an attempt under way). */
-  readonly pending = new Set<DeliveryRecord>();
-  readonly leases = new Map<string, Lease>();
-  readonly faults = new Faults();
-  /** Shared keys and each account's own, by `TYPE:normalized key`. */
-  readonly pixKeys = new Map<string, PixKeyEntry>();
-  readonly ownPixKeys = new Map<string, Map<string, PixKeyEntry>>();
-  readonly lastUsed = new Map<string, number>();
-  readonly listeners = new Map<string, { owner: string; listener: string; until: number }>();
-  /** Listeners taken over, per account: told so when they poll again. */
-  readonly retiredListeners = new Map<string, string[]>();
-  /** Accounts with due work in their queue. */
-  readonly withDue = new Set<string>();
-  sandbox: SandboxSettings = startSettings();
-  deliverySeq = 0;
-
-  constructor() {
-    this.seedPixKeys();
-  }
-
-  seedPixKeys(): void {
-    this.pixKeys.clear();
-    for (const entry of SEED_PIX_KEYS) this.pixKeys.set(pixKeyId(entry), entry);
-  }
-
-  recordsOf(accountId: string): AccountRecords {
-    let records = this.records.get(accountId);
-    if (records === undefined) {
-      records = new AccountRecords(accountId);
-      this.records.set(accountId, records);
-    }
-    return records;
-  }
-
-  /** An account's clock minus real time, in ms. */
-  offsetOf(account: Account): number {
-    return this.sandbox.clockOffsetMs + account.clockOffsetMs;
-  }
-
-  /** Drops an account's records, deliveries, due work, faults and own keys (its reset or removal). */
-  forgetRecords(accountId: string): void {
-    const records = this.records.get(accountId);
-    if (records !== undefined) {
-      for (const payin of records.payins) {
-        this.payins.delete(payin.id);
-        if (payin.threeDS) this.payinsByThreeDS.delete(payin.threeDS.transactionId);
-      }
-      for (const delivery of records.deliveries) {
-        this.deliveries.delete(delivery.id);
-        this.pending.delete(delivery);
-        this.leases.delete(delivery.id);
-      }
-      records.due.clear();
-      this.records.delete(accountId);
-    }
-    this.withDue.delete(accountId);
-    this.faults.clear(accountId);
-    this.ownPixKeys.delete(accountId);
-  }
-
-  /** Removes an account with everything it holds. */
-  removeAccount(accountId: string): void {
-    const account = this.accounts.get(accountId);
-    if (account === undefined) return;
-    this.forgetRecords(accountId);
-    this.accounts.delete(accountId);
-    this.byPublicKey.delete(account.publicKey);
-    this.lastUsed.delete(accountId);
-    this.listeners.delete(accountId);
-    this.retiredListeners.delete(accountId);
-  }
-}
+export { MemoryState, pixKeyId } from "./memory-state.js";
 
 /** The memory store: the repository over a {@link MemoryState}. */
 export class MemoryStore implements SandboxStore {
@@ -139,7 +37,7 @@ export class MemoryStore implements SandboxStore {
   }
 
   async transaction<T>(work: (tx: StoreTx) => Promise<T>, _scope?: TxScope): Promise<T> {
-    const tx = new MemoryTx(this);
+    const tx = new MemoryTx(this.state, this.locks, this.#now);
     try {
       return await work(tx);
     } finally {
@@ -246,6 +144,7 @@ export class MemoryStore implements SandboxStore {
     owner: string,
     listener: string,
     leaseMs: number,
+    events: readonly string[] | null,
   ): Promise<{ retired: true } | { retired: false; previous: string | null }> {
     const state = this.state;
     if (state.retiredListeners.get(accountId)?.includes(listener)) return { retired: true };
@@ -257,8 +156,22 @@ export class MemoryStore implements SandboxStore {
       if (retired.length > RETIRED_KEPT) retired.shift();
       state.retiredListeners.set(accountId, retired);
     }
-    state.listeners.set(accountId, { owner, listener, until: this.#now() + leaseMs });
+    state.listeners.set(accountId, { owner, listener, until: this.#now() + leaseMs, events });
     return { retired: false, previous };
+  }
+
+  async bringForward(accountId: string, events: readonly string[] | null, resourceIds?: readonly string[]): Promise<void> {
+    const resources = resourceIds === undefined ? null : new Set(resourceIds);
+    const state = this.state;
+    const account = state.accounts.get(accountId);
+    if (account === undefined) return;
+    const now = this.#now() + state.offsetOf(account);
+    for (const delivery of state.pending) {
+      if (delivery.accountId !== accountId || delivery.state !== "pending") continue;
+      if (!eventMatches(events, eventName(delivery.resource, delivery.status))) continue;
+      if (resources !== null && !resources.has(delivery.resourceId)) continue;
+      if (delivery.nextAttemptAt === null || delivery.nextAttemptAt > now) delivery.nextAttemptAt = now;
+    }
   }
 
   async listenerOf(accountId: string): Promise<{ owner: string; listener: string } | null> {

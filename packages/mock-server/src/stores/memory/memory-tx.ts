@@ -17,36 +17,37 @@ import type {
   StoreTx,
 } from "../../domain/repository.js";
 import { AccountRecords } from "./account-records.js";
-import { type MemoryStore, pixKeyId, startSettings } from "./memory-store.js";
+import type { AccountLocks } from "./locks.js";
+import { type MemoryState, pixKeyId, startSettings } from "./memory-state.js";
 
 /** One transaction of the memory store. */
 export class MemoryTx implements StoreTx {
   readonly sandbox: SandboxSettings;
-  readonly #store: MemoryStore;
+  readonly #state: MemoryState;
+  readonly #locks: AccountLocks;
+  readonly #now: () => number;
   readonly #locked = new Set<string>();
 
-  constructor(store: MemoryStore) {
-    this.#store = store;
-    this.sandbox = { ...store.state.sandbox };
-  }
-
-  get #state() {
-    return this.#store.state;
+  constructor(state: MemoryState, locks: AccountLocks, now: () => number) {
+    this.#state = state;
+    this.#locks = locks;
+    this.#now = now;
+    this.sandbox = { ...state.sandbox };
   }
 
   realNow(): number {
-    return this.#store.realNow();
+    return this.#now();
   }
 
   /** Ends the transaction: its locks go. */
   end(): void {
-    for (const accountId of this.#locked) this.#store.locks.release(accountId);
+    for (const accountId of this.#locked) this.#locks.release(accountId);
     this.#locked.clear();
   }
 
   async #lock(accountId: string): Promise<void> {
     if (this.#locked.has(accountId)) return;
-    await this.#store.locks.acquire(accountId);
+    await this.#locks.acquire(accountId);
     this.#locked.add(accountId);
   }
 

@@ -134,6 +134,7 @@ CREATE TABLE paykit_listeners (
   owner TEXT NOT NULL,
   listener TEXT NOT NULL,
   until_ms BIGINT NOT NULL,
+  events TEXT[],
   retired TEXT[] NOT NULL DEFAULT '{}'
 );
 `,

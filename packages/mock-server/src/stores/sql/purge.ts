@@ -1,4 +1,4 @@
-// Deletes what resets and removals hid (docs/decisions/shared-sandbox-resets-commit-at-once.md): the
+// Deletes what resets and removals hid (docs/decisions/shared-sandbox-resets-in-batches.md): the
 // rows of an account's older epochs, and of removed accounts, a batch per transaction, so a big
 // account's reset commits at once and its rows never hold another request up. Several processes may
 // purge at once: each batch takes its rows in id order and skips those another process holds, so two

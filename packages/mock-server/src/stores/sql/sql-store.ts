@@ -8,9 +8,9 @@ import type { DeliveryRecord } from "../../domain/deliveries.js";
 import { ApiError } from "../../domain/errors.js";
 import { RETIRED_KEPT } from "../../domain/listeners.js";
 import type { ClaimedAttempt, SandboxStore, StoreTx, TxScope } from "../../domain/repository.js";
-import { ENDED_BEFORE_COMMIT, MAYBE_STORED, NOT_STORED, StoreUnavailableError } from "../../work/store-errors.js";
+import { ENDED_BEFORE_COMMIT, MAYBE_STORED, NOT_STORED, StoreUnavailableError } from "../../domain/store-errors.js";
 import { StoreHealth } from "../store-health.js";
-import { claimQuery, openAttemptsQuery } from "./claims.js";
+import { bringForwardQuery, claimQuery, openAttemptsQuery } from "./claims.js";
 import { accountFrom, deliveryFrom, type Row, sandboxFrom } from "./columns.js";
 import { MIGRATION_LOCK, SchemaTooNewError, SCHEMA_VERSION } from "./migrations.js";
 import { purgeBatch } from "./purge.js";
@@ -231,26 +231,33 @@ export class SqlStore implements SandboxStore {
     owner: string,
     listener: string,
     leaseMs: number,
+    events: readonly string[] | null,
   ): Promise<{ retired: true } | { retired: false; previous: string | null }> {
     const now = this.#now();
     const { rows } = await this.#db.query<Row>(
       `WITH before AS (SELECT listener, retired FROM paykit_listeners WHERE account_id = $1 FOR UPDATE),
             upsert AS (
-              INSERT INTO paykit_listeners (account_id, owner, listener, until_ms)
-              SELECT $1, $2, $3, $4 WHERE NOT EXISTS (SELECT 1 FROM before WHERE $3 = ANY(retired))
+              INSERT INTO paykit_listeners (account_id, owner, listener, until_ms, events)
+              SELECT $1, $2, $3, $4, $6::text[] WHERE NOT EXISTS (SELECT 1 FROM before WHERE $3 = ANY(retired))
               ON CONFLICT (account_id) DO UPDATE SET
                 owner = EXCLUDED.owner, listener = EXCLUDED.listener, until_ms = EXCLUDED.until_ms,
+                events = EXCLUDED.events,
                 retired = CASE WHEN paykit_listeners.listener = EXCLUDED.listener THEN paykit_listeners.retired
                   ELSE (paykit_listeners.retired || paykit_listeners.listener)[greatest(1, cardinality(paykit_listeners.retired) + 2 - $5):] END
               RETURNING 1)
        SELECT (SELECT listener FROM before) AS previous,
               COALESCE((SELECT $3 = ANY(retired) FROM before), false) AS retired`,
-      [accountId, owner, listener, now + leaseMs, RETIRED_KEPT],
+      [accountId, owner, listener, now + leaseMs, RETIRED_KEPT, events === null ? null : [...events]],
     );
     const row = rows[0];
     if (row?.retired === true) return { retired: true };
     const previous = row?.previous === null || row?.previous === undefined ? null : String(row.previous);
     return { retired: false, previous: previous === listener ? null : previous };
+  }
+
+  async bringForward(accountId: string, events: readonly string[] | null, resourceIds?: readonly string[]): Promise<void> {
+    const query = bringForwardQuery(this.#now(), accountId, events, resourceIds);
+    await this.#db.query(query.text, query.params);
   }
 
   async listenerOf(accountId: string): Promise<{ owner: string; listener: string } | null> {

@@ -18,7 +18,7 @@ import type {
   SandboxSettings,
   StoreTx,
 } from "../../domain/repository.js";
-import { pixKeyId } from "../memory/memory-store.js";
+import { pixKeyId } from "../memory/memory-state.js";
 import {
   ACCOUNT_COLUMNS,
   accountFrom,

@@ -1,5 +1,5 @@
 // What a store that failed tells the engine: whether the request's changes are stored, and whether the
-// request may simply run again (docs/decisions/shared-sandbox-a-lost-database-is-logged.md).
+// request may simply run again (docs/decisions/shared-sandbox-lost-database-logging.md).
 
 /**
  * The store could not run or commit a request's transaction: the engine answers 503 with this message
