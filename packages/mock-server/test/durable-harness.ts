@@ -91,7 +91,11 @@ export async function emptyTables(db: SqlDatabase): Promise<void> {
 }
 
 /** A SQL store on a database the test process keeps open (closing the store leaves the database open). */
-export async function storeOn(name: StoreName, onError?: (error: unknown) => void): Promise<SqlStore> {
+export async function storeOn(
+  name: StoreName,
+  onError?: (error: unknown) => void,
+  options: { purgeAfterCommit?: boolean } = {},
+): Promise<SqlStore> {
   const db = await databaseFor(name);
   await emptyTables(db);
   for (const entry of SEED_PIX_KEYS)
@@ -104,6 +108,7 @@ export async function storeOn(name: StoreName, onError?: (error: unknown) => voi
     kind: name === "pglite" ? "embedded" : "shared",
     description: name,
     keepDatabase: true,
+    ...options,
     ...(onError === undefined ? {} : { onError }),
   });
 }

@@ -35,6 +35,11 @@ export interface SqlStoreOptions {
   onClose?: () => Promise<void> | void;
   /** Leaves the database open when the store closes (a test that reuses one database). @default false */
   keepDatabase?: boolean;
+  /**
+   * Deletes what a reset or removal hid right after its commit, in the background. Off, only `purge()`
+   * deletes it (a test that counts the batches). @default true
+   */
+  purgeAfterCommit?: boolean;
 }
 
 /** A sandbox kept in a SQL database. */
@@ -46,6 +51,7 @@ export class SqlStore implements SandboxStore {
   readonly #now: () => number;
   readonly #options: SqlStoreOptions;
   readonly #health: StoreHealth | null;
+  readonly #log: (line: string) => void;
   readonly #stamped = new Map<string, number>();
   #touchEveryMs = TOUCH_EVERY_MS;
   #refused: SchemaTooNewError | null = null;
@@ -60,6 +66,7 @@ export class SqlStore implements SandboxStore {
     this.shared = options.kind === "shared";
     this.#now = options.now ?? Date.now;
     const log = options.log ?? ((line: string) => process.stderr.write(`paykit-mock: ${line}\n`));
+    this.#log = log;
     this.#health =
       options.kind === "shared"
         ? new StoreHealth(async () => void (await this.#db.query("SELECT 1")), log, options.description)
@@ -91,21 +98,27 @@ export class SqlStore implements SandboxStore {
     let tx: SqlTx;
     try {
       open = await this.#db.begin();
-      // the first statement: a shared hold on the migration lock (a newer mock's migration waits for
-      // this transaction), the schema's version and the sandbox's settings
-      const { rows } = await open.query<Row>(
-        `SELECT s.*, pg_advisory_xact_lock_shared($1) IS NULL AS locked,
-                (SELECT max(version) FROM paykit_schema_migrations) AS schema_version
-           FROM paykit_sandbox s WHERE s.id = 1`,
-        [MIGRATION_LOCK],
-      );
+      // the first round trip: a shared hold on the migration lock (a newer mock's migration waits for
+      // this transaction), then, in a statement of its own (its snapshot taken after the hold, and no
+      // table held while it waits for the hold), the schema's version and the sandbox's settings
+      const [, sandbox] = await open.batch([
+        { text: "SELECT pg_advisory_xact_lock_shared($1)", params: [MIGRATION_LOCK] },
+        {
+          text: `SELECT s.*, (SELECT max(version) FROM paykit_schema_migrations) AS schema_version
+                   FROM paykit_sandbox s WHERE s.id = 1`,
+        },
+      ]);
+      const rows = (sandbox?.rows ?? []) as Row[];
       const row = rows[0];
       if (row === undefined) throw new Error("the store has no sandbox row");
       const found = Number(row.schema_version);
       const known = this.#options.knownVersion ?? SCHEMA_VERSION;
       if (found > known) {
         await open.rollback();
-        this.#refused = new SchemaTooNewError(found, known);
+        if (this.#refused === null) {
+          this.#refused = new SchemaTooNewError(found, known);
+          this.#log(`${this.#refused.message}. This process serves nothing more: every request is answered 503`);
+        }
         throw new StoreUnavailableError(this.#refused.message, false);
       }
       tx = new SqlTx(open, sandboxFrom(row), this.#now, this.#touch);
@@ -121,7 +134,9 @@ export class SqlStore implements SandboxStore {
       throw this.#failure(error, "before");
     }
     try {
-      await open.batch(tx.statements(), { commit: true });
+      const statements = tx.statements();
+      if (statements.length === 0) await open.commit();
+      else await open.batch(statements, { commit: true });
     } catch (error) {
       await open.rollback();
       throw this.#failure(error, "commit");
@@ -153,8 +168,11 @@ export class SqlStore implements SandboxStore {
       this.#health?.failed(error);
       return new StoreUnavailableError(MAYBE_STORED, false, { cause: error });
     }
+    // out of reach before the COMMIT was sent: nothing is stored, the request may run again
     if (this.#health?.failed(error) ?? false)
-      return new StoreUnavailableError(when === "commit" ? MAYBE_STORED : NOT_STORED, false, { cause: error });
+      return when === "commit"
+        ? new StoreUnavailableError(MAYBE_STORED, false, { cause: error })
+        : new StoreUnavailableError(NOT_STORED, true, { cause: error });
     return error;
   }
 
@@ -296,7 +314,7 @@ export class SqlStore implements SandboxStore {
 
   /** Deletes what a reset or removal hid, a batch per transaction, in the background. */
   #purgeLater(): void {
-    if (this.#purging !== null || this.#closed) return;
+    if (this.#purging !== null || this.#closed || this.#options.purgeAfterCommit === false) return;
     this.#purging = (async () => {
       try {
         while (!this.#closed && (await this.purge())) {}
