@@ -146,13 +146,10 @@ export class Account {
   reserved = 0;
   debited = 0;
   inFlight = 0;
-  /** Records the account holds, for the retention limit (`maxRecords`) and the totals of lists. */
-  payinCount = 0;
+  /** The account's payouts: the total of `GET /payout` without reading them. */
   payoutCount = 0;
   /** The account's payouts by status: the total of `GET /payout?status=` without reading them. */
   payoutStatusCounts: Record<string, number> = {};
-  /** The last "nosso número" of the account's boletos. */
-  boletoSeq = 0;
 
   constructor(
     readonly id: string,

@@ -40,6 +40,13 @@ async function runItem(turn: Turn, account: Account, item: DueItem): Promise<voi
   }
 }
 
+/** An account locked, read again, with its due work run: what a change of its totals starts from. */
+export async function settledAccount(turn: Turn, accountId: string): Promise<Account> {
+  const account = await turn.account(accountId);
+  await runDue(turn, account);
+  return account;
+}
+
 /** A payin by id once its account's due work ran (an expiry a moved clock brought); null when none. */
 export async function settledPayin(turn: Turn, id: string) {
   const found = await turn.tx.payin(id);

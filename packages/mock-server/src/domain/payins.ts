@@ -43,9 +43,11 @@ export interface CreatedPayin {
 }
 
 /**
- * Creates a payin from a POST /payin body for `account` (locked by the caller); throws the service's
- * error for every refusal, before anything is written. `trace` is the creating request's trace context
- * (null without a valid `traceparent`): every webhook of the payin carries it.
+ * Creates a payin from a POST /payin body for `account`; throws the service's error for every refusal,
+ * before anything is written. A payin changes no total of its account unless a card approves it at
+ * once: only then (or with a retention limit to keep) is the account locked, so an account's payins
+ * are created side by side, on any process (docs/decisions/sandbox-store.md). `trace` is the creating
+ * request's trace context (null without a valid `traceparent`): every webhook of the payin carries it.
  */
 export async function createPayin(
   turn: Turn,
@@ -117,7 +119,7 @@ export async function createPayin(
       expireAt(turn, payin, now + PIX_EXPIRY_MS);
       break;
     case "BOLETO":
-      payin.boletoBarcode = boletoLineOf(params.amount, now + BOLETO_EXPIRY_MS, turn.tx.nextBoletoNumber(account));
+      payin.boletoBarcode = boletoLineOf(params.amount, now + BOLETO_EXPIRY_MS, await turn.tx.nextBoletoNumber());
       payin.boletoUrl = `${base}/_mock/boleto/${payin.id}.pdf`;
       expireAt(turn, payin, now + BOLETO_EXPIRY_MS);
       break;
@@ -137,11 +139,17 @@ export async function createPayin(
       break;
     }
   }
+  const bounded = turn.rules.maxRecords !== Number.POSITIVE_INFINITY;
+  if (status !== "APPROVED" && !bounded) {
+    turn.tx.insertPayin(payin);
+    return { payin, pixCode };
+  }
+  // a card approved at once credits its account (and a retention limit counts its records): locked
+  const locked = await turn.account(account.id);
+  if (status === "APPROVED") credit(turn, locked, payin);
   turn.tx.insertPayin(payin);
-  account.payinCount += 1;
-  if (status === "APPROVED") credit(turn, account, payin);
-  turn.tx.updateAccount(account);
-  await retain(turn, account);
+  if (status === "APPROVED") turn.tx.updateAccount(locked);
+  if (bounded) await retain(turn, locked);
   return { payin, pixCode };
 }
 
@@ -150,12 +158,12 @@ function expireAt(turn: Turn, payin: PayinRecord, at: number): void {
   turn.tx.schedule({ kind: "payin.expire", accountId: payin.accountId, resourceId: payin.id, at, clock: "account" });
 }
 
-/** Applies the retention limit (`maxRecords`) to an account after it gained a record. */
+/** Applies the retention limit (`maxRecords`) to an account (locked) after it gained a record. */
 export async function retain(turn: Turn, account: Account): Promise<void> {
   const max = turn.rules.maxRecords;
-  if (account.payinCount <= max && account.payoutCount <= max) return;
+  if (max === Number.POSITIVE_INFINITY) return;
   const dropped = await turn.tx.trimRecords(account, max);
-  account.payinCount -= dropped.payins;
+  if (dropped.payouts.length === 0) return;
   account.payoutCount -= dropped.payouts.length;
   for (const payout of dropped.payouts)
     account.payoutStatusCounts[payout.status] = (account.payoutStatusCounts[payout.status] ?? 1) - 1;

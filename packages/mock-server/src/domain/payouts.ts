@@ -27,26 +27,30 @@ export const MOCK_ACQUIRER_ISPB = "99999004";
 export const ADVANCEABLE: ReadonlySet<string> = new Set(["PENDING", "APPROVED", "PROCESSING"]);
 
 /**
- * Creates a payout from a POST /payout body for `account` (locked by the caller). Checks run in this
- * order: shape, fee, directory, duplicate referenceId, time-of-day limit, balance, acquirer
- * availability, synchronous bank rejection. The balance is checked and debited under the account's
- * lock, so concurrent payouts can never overdraw (docs/decisions/balance.md). `trace` is the creating
- * request's trace context (null without a valid `traceparent`): every webhook of the payout carries it.
+ * Creates a payout from a POST /payout body for `caller`'s account. Checks run in this order: shape,
+ * fee, directory, duplicate referenceId, time-of-day limit, balance, acquirer availability, synchronous
+ * bank rejection. What needs no lock is read first; then the account is locked and read again, and the
+ * balance is checked and debited under that lock, so concurrent payouts can never overdraw
+ * (docs/decisions/balance.md); a `referenceId` another request took meanwhile is refused by the store
+ * at the commit, as the same INVALID_DATA. `trace` is the creating request's trace context (null without
+ * a valid `traceparent`): every webhook of the payout carries it.
  */
 export async function createPayout(
   turn: Turn,
-  account: Account,
+  caller: Account,
   body: unknown,
   trace: TraceContext | null,
+  /** Locks the account, reads it again and runs its due work (domain/due.ts `settledAccount`). */
+  settle: (accountId: string) => Promise<Account>,
 ): Promise<PayoutRecord> {
   const result = validate(compiled(PayoutCreateParams), body);
   if (!result.success) throw new ApiError(result.code, result.message, { details: result.details });
   const params = result.data;
-  const fee = account.fees.payoutFlatCents;
+  const fee = caller.fees.payoutFlatCents;
   if (params.amount <= fee)
     throw invalidData("amount", `must be greater than the payout fee of ${fee} cents`);
-  const holder = await lookupPixKey(params.pixKeyType, params.pixKey, turn.pixDirectoryOf(account), (type, key) =>
-    turn.tx.pixKey(type, key, account.id),
+  const holder = await lookupPixKey(params.pixKeyType, params.pixKey, turn.pixDirectoryOf(caller), (type, key) =>
+    turn.tx.pixKey(type, key, caller.id),
   );
   if (!holder) {
     throw new ApiError(
@@ -57,8 +61,10 @@ export async function createPayout(
       },
     );
   }
-  const existing = await turn.tx.payoutByReference(account.id, params.referenceId);
+  const existing = await turn.tx.payoutByReference(caller.id, params.referenceId);
   if (existing) throw invalidData("referenceId", `is already used by payout ${existing.id} of this account`);
+  // from here on the account's totals count: locked, read again, its due work run first
+  const account = await settle(caller.id);
   const now = turn.now(account);
   const limit = payoutLimitAt(new Date(now), account.limits);
   if (params.amount > limit) {

@@ -99,6 +99,11 @@ export interface StoreTx {
   account(id: string, options?: { lock?: boolean }): Promise<Account | null>;
   /** The account a public key opens (credentials are then checked against its secret key's hash). */
   accountByPublicKey(publicKey: string, options?: { lock?: boolean }): Promise<Account | null>;
+  /**
+   * The account a request's public key opens, not locked, and whether work is due on it now (a request
+   * then takes its lock and runs it first); what every merchant request reads first.
+   */
+  caller(publicKey: string): Promise<{ account: Account; due: boolean } | null>;
   /** A new account. A public key already used is refused with `INVALID_DATA` at the write. */
   insertAccount(account: Account): void;
   /** The account's settings, totals and clock as they now are. */
@@ -120,8 +125,8 @@ export interface StoreTx {
   updatePayin(payin: PayinRecord): void;
   /** A page of payins, newest first, of one account or of all. */
   payinPage(accountId: string | undefined, place: PagePlace): Promise<ListPage<PayinRecord>>;
-  /** The next number of the account's boletos ("nosso número"). */
-  nextBoletoNumber(account: Account): number;
+  /** The next boleto number ("nosso número") of the sandbox: taken without any lock, never twice. */
+  nextBoletoNumber(): Promise<number>;
 
   // payouts
   payout(id: string): Promise<PayoutRecord | null>;
@@ -135,7 +140,7 @@ export interface StoreTx {
   /**
    * Drops an account's oldest records in a final status (a payout COMPLETED too) while it holds more
    * than `max` payins or payouts (the retention limit), with their deliveries and due work; answers
-   * how many payins went and the payouts that went (the caller keeps the account's counts).
+   * how many payins went and the payouts that went (the caller keeps the account's payout counts).
    */
   trimRecords(account: Account, max: number): Promise<{ payins: number; payouts: PayoutRecord[] }>;
 

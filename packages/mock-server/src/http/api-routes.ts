@@ -1,7 +1,7 @@
 // The merchant API of the spec: POST/GET /payin, POST/GET /payout. Each request is one turn: its
 // account's due work first (an expiry a moved clock brought), then the operation.
 import { type Account, authenticate } from "../domain/accounts.js";
-import { runDue } from "../domain/due.js";
+import { settledAccount } from "../domain/due.js";
 import { createPayin, payinOf } from "../domain/payins.js";
 import { createPayout, listPayouts, readListQuery } from "../domain/payouts.js";
 import { payinCreatedJson, payinJson, payoutCreatedJson } from "../domain/records.js";
@@ -12,18 +12,18 @@ import { type EngineRequest, json } from "./messages.js";
 import type { Route } from "./router.js";
 
 /**
- * The account whose keys a merchant request carries, with its due work run: locked when the request
- * changes it (or when work is due, which changes it).
+ * The account whose keys a merchant request carries, as the request's first read: not locked (its
+ * totals are read again under the lock by what changes them), unless work is due on it, which the
+ * request then runs first, under the lock (an expiry a moved clock brought).
  */
-export async function merchantAccount(turn: Turn, req: EngineRequest, writes: boolean): Promise<Account> {
-  const header = req.header("authorization");
-  let account = await authenticate(header, (pk) => turn.tx.accountByPublicKey(pk, { lock: writes }));
-  let locked = writes;
-  if (!writes && (await turn.tx.hasDue(account.id, turn.now(account), turn.realNow()))) {
-    account = (await turn.tx.account(account.id, { lock: true })) ?? account;
-    locked = true;
-  }
-  if (locked) await runDue(turn, account);
+export async function merchantAccount(turn: Turn, req: EngineRequest): Promise<Account> {
+  let due = false;
+  let account = await authenticate(req.header("authorization"), async (pk) => {
+    const found = await turn.tx.caller(pk);
+    due = found?.due ?? false;
+    return found?.account ?? null;
+  });
+  if (due) account = await settledAccount(turn, account.id);
   turn.tx.touchAccount(account.id);
   return account;
 }
@@ -36,7 +36,7 @@ export function apiRoutes(): Route[] {
       path: "/payin",
       kind: "api",
       handle: async ({ req, turn }) => {
-        const account = await merchantAccount(turn, req, true);
+        const account = await merchantAccount(turn, req);
         const trace = parseTraceparent(req.header("traceparent"));
         const { payin, pixCode } = await createPayin(turn, account, apiBody(req), req.base, trace);
         const sdkUrl = `${req.base}/_mock/acquirer/three-ds.js`;
@@ -49,7 +49,7 @@ export function apiRoutes(): Route[] {
       kind: "api",
       writes: false,
       handle: async ({ req, params, turn }) => {
-        const account = await merchantAccount(turn, req, false);
+        const account = await merchantAccount(turn, req);
         return json(200, payinJson(await payinOf(turn, account, params.id!)));
       },
     },
@@ -58,9 +58,10 @@ export function apiRoutes(): Route[] {
       path: "/payout",
       kind: "api",
       handle: async ({ req, turn }) => {
-        const account = await merchantAccount(turn, req, true);
+        const account = await merchantAccount(turn, req);
         const trace = parseTraceparent(req.header("traceparent"));
-        return json(201, payoutCreatedJson(await createPayout(turn, account, apiBody(req), trace)));
+        const settle = (accountId: string) => settledAccount(turn, accountId);
+        return json(201, payoutCreatedJson(await createPayout(turn, account, apiBody(req), trace, settle)));
       },
     },
     {
@@ -69,7 +70,7 @@ export function apiRoutes(): Route[] {
       kind: "api",
       writes: false,
       handle: async ({ req, turn }) => {
-        const account = await merchantAccount(turn, req, false);
+        const account = await merchantAccount(turn, req);
         return json(200, await listPayouts(turn, account, readListQuery(req.query)));
       },
     },

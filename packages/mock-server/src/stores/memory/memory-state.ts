@@ -51,6 +51,8 @@ export class MemoryState {
   readonly withDue = new Set<string>();
   sandbox: SandboxSettings = startSettings();
   deliverySeq = 0;
+  /** The last boleto number ("nosso número") handed out. */
+  boletoSeq = 0;
 
   constructor() {
     this.seedPixKeys();

@@ -56,6 +56,15 @@ export class MemoryTx implements StoreTx {
     return this.#state.accounts.get(id) ?? null;
   }
 
+  async caller(publicKey: string): Promise<{ account: Account; due: boolean } | null> {
+    const account = this.#state.byPublicKey.get(publicKey);
+    if (account === undefined) return null;
+    const records = this.#state.records.get(account.id);
+    const realNow = this.#now();
+    const due = records !== undefined && records.due.size > 0 && records.due.nextAt(this.#state.offsetOf(account)) <= realNow;
+    return { account, due };
+  }
+
   async accountByPublicKey(publicKey: string, options?: { lock?: boolean }): Promise<Account | null> {
     const found = this.#state.byPublicKey.get(publicKey);
     if (found === undefined) return null;
@@ -121,9 +130,9 @@ export class MemoryTx implements StoreTx {
     return pageOf("payins", this.#lists(accountId, (r) => r.payins), idOf, "newest", place);
   }
 
-  nextBoletoNumber(account: Account): number {
-    account.boletoSeq += 1;
-    return account.boletoSeq;
+  async nextBoletoNumber(): Promise<number> {
+    this.#state.boletoSeq += 1;
+    return this.#state.boletoSeq;
   }
 
   async payout(id: string): Promise<PayoutRecord | null> {

@@ -168,10 +168,8 @@ export const ACCOUNT_COLUMNS = {
   reserved: (a: Account) => a.reserved,
   debited: (a: Account) => a.debited,
   in_flight: (a: Account) => a.inFlight,
-  payin_count: (a: Account) => a.payinCount,
   payout_count: (a: Account) => a.payoutCount,
   payout_status_counts: (a: Account) => JSON.stringify(a.payoutStatusCounts),
-  boleto_seq: (a: Account) => a.boletoSeq,
 } as const;
 
 /** An account read back. */
@@ -202,10 +200,8 @@ export function accountFrom(row: Row): Account {
   account.reserved = Number(row.reserved);
   account.debited = Number(row.debited);
   account.inFlight = Number(row.in_flight);
-  account.payinCount = Number(row.payin_count);
   account.payoutCount = Number(row.payout_count);
   account.payoutStatusCounts = jsonOf(row.payout_status_counts) as Record<string, number>;
-  account.boletoSeq = Number(row.boleto_seq);
   return account;
 }
 

@@ -44,10 +44,8 @@ CREATE TABLE paykit_accounts (
   reserved BIGINT NOT NULL DEFAULT 0 CHECK (reserved >= 0),
   debited BIGINT NOT NULL DEFAULT 0 CHECK (debited >= 0),
   in_flight BIGINT NOT NULL DEFAULT 0 CHECK (in_flight >= 0),
-  payin_count BIGINT NOT NULL DEFAULT 0 CHECK (payin_count >= 0),
   payout_count BIGINT NOT NULL DEFAULT 0 CHECK (payout_count >= 0),
   payout_status_counts JSONB NOT NULL DEFAULT '{}',
-  boleto_seq BIGINT NOT NULL DEFAULT 0,
   epoch INTEGER NOT NULL DEFAULT 0,
   purged_epoch INTEGER NOT NULL DEFAULT 0,
   removed_at TIMESTAMPTZ,
@@ -56,6 +54,8 @@ CREATE TABLE paykit_accounts (
 );
 CREATE INDEX paykit_accounts_by_last_use ON paykit_accounts (last_used_at) WHERE removed_at IS NULL;
 CREATE INDEX paykit_accounts_to_purge ON paykit_accounts (id) WHERE removed_at IS NOT NULL OR purged_epoch < epoch;
+-- boleto numbers ("nosso número"): taken without a lock on any row
+CREATE SEQUENCE paykit_boleto_seq;
 CREATE TABLE paykit_payins (
   id TEXT PRIMARY KEY,
   account_id TEXT NOT NULL,

@@ -127,6 +127,18 @@ export class SqlTx implements StoreTx {
     return row === undefined ? null : accountFrom(row);
   }
 
+  async caller(publicKey: string): Promise<{ account: Account; due: boolean } | null> {
+    const now = this.#now();
+    const [row] = await this.#read(
+      `SELECT a.*, EXISTS (
+         SELECT 1 FROM paykit_due d WHERE d.account_id = a.id AND d.epoch = a.epoch
+            AND ((d.clock = 'account' AND d.due_ms <= $2::bigint + $3::bigint) OR (d.clock = 'real' AND d.due_ms <= $2::bigint))) AS due_now
+         FROM paykit_accounts a WHERE a.public_key = $1 AND a.removed_at IS NULL`,
+      [publicKey, now, this.sandbox.clockOffsetMs],
+    );
+    return row === undefined ? null : { account: accountFrom(row), due: row.due_now === true };
+  }
+
   async accountByPublicKey(publicKey: string, options?: { lock?: boolean }): Promise<Account | null> {
     const [row] = await this.#read(
       `SELECT * FROM paykit_accounts WHERE public_key = $1 AND removed_at IS NULL${options?.lock ? " FOR UPDATE" : ""}`,
@@ -229,9 +241,9 @@ export class SqlTx implements StoreTx {
     return this.#read(`SELECT r.* FROM ${from} WHERE ${c.sql} ORDER BY ${order} LIMIT ${limit}`, c.params);
   }
 
-  nextBoletoNumber(account: Account): number {
-    account.boletoSeq += 1;
-    return account.boletoSeq;
+  async nextBoletoNumber(): Promise<number> {
+    const [row] = await this.#read("SELECT nextval('paykit_boleto_seq') AS n", []);
+    return Number(row?.n);
   }
 
   async payout(id: string): Promise<PayoutRecord | null> {
@@ -295,7 +307,11 @@ export class SqlTx implements StoreTx {
   async trimRecords(account: Account, max: number): Promise<{ payins: number; payouts: PayoutRecord[] }> {
     const gone: string[] = [];
     let payins = 0;
-    const overPayins = account.payinCount - max;
+    // the limit bounds the rows: counting them reads at most the limit and what came since
+    const [count] = await this.#read(`SELECT count(*)::int AS n FROM paykit_payins r WHERE ${OF_ACCOUNT(1)}`, [
+      account.id,
+    ]);
+    const overPayins = Number(count?.n ?? 0) - max;
     if (overPayins > 0) {
       const rows = await this.#read(
         `DELETE FROM paykit_payins WHERE id IN (
