@@ -83,7 +83,6 @@ async function seed(store: MemoryStore, accountId: string, counts: { payins: num
         at: T0 + 3_600_000 + i,
         clock: "account",
       });
-      account.payinCount += 1;
     }
     for (let i = 0; i < counts.deliveries; i++) {
       const stored = delivery(accountId, `pi_${accountId}_${i % 1000}`, i);

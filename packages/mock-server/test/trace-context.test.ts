@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { openAccount } from "../src/domain/control.js";
 import { attemptHeaders } from "../src/domain/deliveries.js";
+import { settledAccount } from "../src/domain/due.js";
 import { UlidFactory } from "../src/domain/ids.js";
 import { createPayin, transitionPayin } from "../src/domain/payins.js";
 import { createPayout } from "../src/domain/payouts.js";
@@ -224,7 +225,7 @@ describe.each(["memory", "pglite"] as const)(
         "a payout",
         "PENDING",
         async (turn: Turn, accountId: string) =>
-          createPayout(turn, await turn.account(accountId), payoutBody(), trace),
+          createPayout(turn, await turn.account(accountId), payoutBody(), trace, (id) => settledAccount(turn, id)),
       ],
     ])(
       "%s (%s) has it when the rules first write the record, and keeps it in the store",

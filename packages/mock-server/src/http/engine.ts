@@ -278,10 +278,11 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
   /** A control call of the in-process control: one turn, then what it waits for. */
   async function runCall<W>(call: ControlCall<never, W, unknown>, input: ControlInput<unknown, unknown>): Promise<W> {
     await ready;
-    const answer = await runRequest(
-      (turn) => call.run(new ControlOperations(turn, context), input as never),
-      call.method !== "GET",
-    );
+    const answer = await runRequest((turn) => {
+      // a control call about an account is a use of it (retention counts from the last use)
+      if (input.id !== "" && call.path.startsWith("/accounts/:id")) turn.tx.touchAccount(input.id);
+      return call.run(new ControlOperations(turn, context), input as never);
+    }, call.method !== "GET");
     return answer instanceof AfterCommit ? answer.wait() : answer;
   }
 

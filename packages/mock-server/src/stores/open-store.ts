@@ -8,7 +8,7 @@ import { SEED_PIX_KEYS } from "../domain/pix-directory.js";
 import type { SandboxStore } from "../domain/repository.js";
 import { pixKeyId } from "./memory/memory-state.js";
 import { MemoryStore } from "./memory/memory-store.js";
-import { type Migration, MIGRATIONS, migrate } from "./sql/migrations.js";
+import { type Migration, MIGRATIONS, migrate, SchemaTooNewError } from "./sql/migrations.js";
 import { openPglite, openPostgres, shownUrl, type SqlDatabase } from "./sql/sql-client.js";
 import { SqlStore } from "./sql/sql-store.js";
 
@@ -61,7 +61,16 @@ export async function openSandboxStore(option: MockStoreOption, options: OpenSto
     max: options.connections ?? 16,
     idleInTransactionMs: options.idleInTransactionMs ?? 2000,
   });
-  return sqlStore(db, { kind: "shared", description: `PostgreSQL at ${shownUrl(option.url)}` }, options);
+  try {
+    return await sqlStore(db, { kind: "shared", description: `PostgreSQL at ${shownUrl(option.url)}` }, options);
+  } catch (error) {
+    if (error instanceof SchemaTooNewError) throw error;
+    // where, and why; never the URL's password (the driver's message holds none)
+    throw new Error(
+      `could not connect to the PostgreSQL store at ${shownUrl(option.url)}: ${(error as Error)?.message ?? String(error)}`,
+      { cause: error },
+    );
+  }
 }
 
 async function sqlStore(

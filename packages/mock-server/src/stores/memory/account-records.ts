@@ -59,7 +59,7 @@ export class AccountRecords {
    * refund is the only way out of it, and a bound that kept every COMPLETED payout would bound nothing)
    * while there are more than `max` of each; answers what was dropped.
    */
-  trim(max: number): { payins: PayinRecord[]; payouts: PayoutRecord[] } {
+  trim(max: number): { payins: PayinRecord[]; payouts: PayoutRecord[]; deliveries: DeliveryRecord[] } {
     const droppedPayins: PayinRecord[] = [];
     const droppedPayouts: PayoutRecord[] = [];
     while (this.payins.length > max) {
@@ -77,13 +77,17 @@ export class AccountRecords {
       if (this.payoutsByReference.get(payout.referenceId) === payout) this.payoutsByReference.delete(payout.referenceId);
       this.payoutStatusCounts.set(payout.status, (this.payoutStatusCounts.get(payout.status) ?? 1) - 1);
     }
+    const droppedDeliveries: DeliveryRecord[] = [];
     if (droppedPayins.length + droppedPayouts.length > 0) {
       const gone = new Set<string>([...droppedPayins, ...droppedPayouts].map((r) => r.id));
       let kept = 0;
-      for (const d of this.deliveries) if (!gone.has(d.resourceId)) this.deliveries[kept++] = d;
+      for (const d of this.deliveries) {
+        if (gone.has(d.resourceId)) droppedDeliveries.push(d);
+        else this.deliveries[kept++] = d;
+      }
       this.deliveries.length = kept;
     }
-    return { payins: droppedPayins, payouts: droppedPayouts };
+    return { payins: droppedPayins, payouts: droppedPayouts, deliveries: droppedDeliveries };
   }
 
   /**

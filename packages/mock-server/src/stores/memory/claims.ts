@@ -47,10 +47,13 @@ export function claimable(
     if (delivery.holdUntil > now) continue;
     const lease = state.leases.get(delivery.id);
     if (lease !== undefined && lease.until > now) continue;
-    const listener = state.listeners.get(delivery.accountId);
-    if (listener !== undefined && listener.until > now && owner !== null && listener.owner !== owner) continue;
     if (!dueNow(delivery, offset)) continue;
-    if (taken(delivery) && queues.get(`${delivery.accountId} ${delivery.resourceId}`)?.[0] !== delivery) continue;
+    if (taken(delivery)) {
+      // the listener's process makes the events it takes, in order per resource; the others go to their URL
+      const listener = state.listeners.get(delivery.accountId)!;
+      if (owner !== null && listener.owner !== owner) continue;
+      if (queues.get(`${delivery.accountId} ${delivery.resourceId}`)?.[0] !== delivery) continue;
+    }
     out.push(delivery);
   }
   return out.sort((a, b) =>

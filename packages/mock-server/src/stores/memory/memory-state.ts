@@ -31,6 +31,8 @@ export class MemoryState {
   readonly records = new Map<string, AccountRecords>();
   readonly payins = new PayinIndex();
   readonly payinsByThreeDS = new Map<string, string>();
+  /** Each payout's account, by payout id. */
+  readonly payoutAccounts = new Map<string, string>();
   readonly deliveries = new Map<string, DeliveryRecord>();
   /** Deliveries with an attempt to come (a retry, a held event, an attempt under way). */
   readonly pending = new Set<DeliveryRecord>();
@@ -85,6 +87,7 @@ export class MemoryState {
         this.payins.delete(payin.id);
         if (payin.threeDS) this.payinsByThreeDS.delete(payin.threeDS.transactionId);
       }
+      for (const payout of records.payouts) this.payoutAccounts.delete(payout.id);
       for (const delivery of records.deliveries) {
         this.deliveries.delete(delivery.id);
         this.pending.delete(delivery);

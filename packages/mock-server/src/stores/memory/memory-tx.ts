@@ -136,11 +136,8 @@ export class MemoryTx implements StoreTx {
   }
 
   async payout(id: string): Promise<PayoutRecord | null> {
-    for (const records of this.#state.records.values()) {
-      const payout = records.payoutsById.get(id);
-      if (payout) return payout;
-    }
-    return null;
+    const accountId = this.#state.payoutAccounts.get(id);
+    return accountId === undefined ? null : (this.#state.records.get(accountId)?.payoutsById.get(id) ?? null);
   }
 
   async payoutByReference(accountId: string, referenceId: string): Promise<PayoutRecord | null> {
@@ -149,6 +146,7 @@ export class MemoryTx implements StoreTx {
 
   insertPayout(payout: PayoutRecord): void {
     this.#state.recordsOf(payout.accountId).addPayout(payout);
+    this.#state.payoutAccounts.set(payout.id, payout.accountId);
   }
 
   updatePayout(payout: PayoutRecord): void {
@@ -172,16 +170,14 @@ export class MemoryTx implements StoreTx {
       state.payins.delete(payin.id);
       if (payin.threeDS) state.payinsByThreeDS.delete(payin.threeDS.transactionId);
     }
-    const gone = new Set([...dropped.payins, ...dropped.payouts].map((r) => r.id));
-    for (const delivery of [...state.pending]) {
-      if (!gone.has(delivery.resourceId)) continue;
+    for (const payout of dropped.payouts) state.payoutAccounts.delete(payout.id);
+    // their deliveries went from the account's log with them (AccountRecords.trim): from the indexes too
+    const kept = new Set(records.deliveries);
+    for (const delivery of dropped.deliveries) {
+      if (kept.has(delivery)) continue;
+      state.deliveries.delete(delivery.id);
       state.pending.delete(delivery);
       state.leases.delete(delivery.id);
-    }
-    for (const id of [...state.deliveries.keys()]) {
-      const delivery = state.deliveries.get(id);
-      if (delivery !== undefined && delivery.accountId === account.id && gone.has(delivery.resourceId))
-        state.deliveries.delete(id);
     }
     return { payins: dropped.payins.length, payouts: dropped.payouts };
   }
@@ -194,8 +190,8 @@ export class MemoryTx implements StoreTx {
   unschedule(kind: DueKind, resourceId: string): void {
     // a payin's expiry and release check their payin when they run; a payout's step is forgotten
     if (kind !== "payout.advance") return;
-    for (const records of this.#state.records.values())
-      if (records.payoutsById.has(resourceId)) records.due.cancel(kind, resourceId);
+    const accountId = this.#state.payoutAccounts.get(resourceId);
+    if (accountId !== undefined) this.#state.records.get(accountId)?.due.cancel(kind, resourceId);
   }
 
   async takeDue(accountId: string, accountNow: number, realNow: number, limit: number): Promise<DueItem[]> {
