@@ -105,13 +105,19 @@ export interface AttemptOutcome {
 }
 
 /**
- * Records an attempt made at `accountNow` and decides what comes next: delivered on a 2xx, else a retry
- * after the cycle's next delay, or failed once the cycle's 8 attempts are spent.
+ * Records an attempt made at `startedAt` (the account's clock) whose outcome came at `accountNow`, and
+ * decides what comes next: delivered on a 2xx, else a retry the cycle's next delay after the outcome,
+ * or failed once the cycle's 8 attempts are spent.
  */
-export function recordAttempt(delivery: DeliveryRecord, outcome: AttemptOutcome, accountNow: number): void {
+export function recordAttempt(
+  delivery: DeliveryRecord,
+  outcome: AttemptOutcome,
+  startedAt: number,
+  accountNow: number = startedAt,
+): void {
   const ok = outcome.statusCode !== null && outcome.statusCode >= 200 && outcome.statusCode < 300;
   delivery.attempts.push({
-    at: new Date(accountNow).toISOString(),
+    at: new Date(startedAt).toISOString(),
     statusCode: outcome.statusCode === 0 ? null : outcome.statusCode,
     error: outcome.error,
   });

@@ -206,6 +206,11 @@ export interface SandboxStore {
   readonly refused: boolean;
   /** How often, at most, this process stamps an account's last use (a short retention asks more often). */
   setTouchEvery?(ms: number): void;
+  /**
+   * Arms the automatic step of every payout that is moving and has none (a store an earlier process
+   * filled with `--manual`), at `atRealMs`, for accounts that do not keep their payouts still.
+   */
+  armPayoutSteps?(atRealMs: number): Promise<void>;
   /** Runs `work` as one transaction, and commits it unless it threw (see `ApiError.keep`). */
   transaction<T>(work: (tx: StoreTx) => Promise<T>, scope?: TxScope): Promise<T>;
   /**

@@ -189,6 +189,9 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
     }
     if (turn.tx.sandbox.defaultAccountId !== account.accountId)
       turn.tx.updateSandbox({ ...turn.tx.sandbox, defaultAccountId: account.accountId });
+  }).then(async () => {
+    // payouts a process with --manual left moving go on when this one moves them
+    if (turns.rules.autoAdvance) await store.armPayoutSteps?.(Date.now() + turns.rules.advanceIntervalMs);
   });
   ready.catch(onError);
   worker.start();

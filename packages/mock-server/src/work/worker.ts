@@ -233,12 +233,15 @@ export class Worker implements WebhookWork {
 
   async #attempt(claim: ClaimedAttempt): Promise<void> {
     const delivery = claim.delivery;
+    const claimedAt = this.#now();
+    // the account's clock when an outcome came: a retry counts from then, not from the attempt's start
+    const accountNow = () => claim.accountNow + (this.#now() - claimedAt);
     try {
       const first = await this.#send(claim);
-      recordAttempt(delivery, first, claim.accountNow);
+      recordAttempt(delivery, first, claim.accountNow, accountNow());
       if (delivery.state === "delivered" && delivery.duplicate) {
         const second = await this.#send(claim);
-        recordAttempt(delivery, second, claim.accountNow);
+        recordAttempt(delivery, second, claim.accountNow, accountNow());
         // the duplicate's answer does not undo the delivery
         if (delivery.state !== "delivered") {
           delivery.state = "delivered";

@@ -81,6 +81,8 @@ CREATE TABLE paykit_payouts (
 CREATE INDEX paykit_payouts_page ON paykit_payouts (account_id, epoch, id);
 CREATE INDEX paykit_payouts_list ON paykit_payouts (account_id, epoch, created_ms, id);
 CREATE INDEX paykit_payouts_by_status ON paykit_payouts (account_id, epoch, status, created_ms, id);
+-- the payouts still moving, which a process with automatic steps arms at its start
+CREATE INDEX paykit_payouts_moving ON paykit_payouts (id) WHERE status IN ('PENDING', 'APPROVED', 'PROCESSING');
 CREATE TABLE paykit_deliveries (
   id TEXT PRIMARY KEY,
   seq BIGSERIAL NOT NULL,

@@ -176,6 +176,19 @@ export class SqlStore implements SandboxStore {
     return error;
   }
 
+  async armPayoutSteps(atRealMs: number): Promise<void> {
+    await this.#db.query(
+      `INSERT INTO paykit_due (kind, resource_id, account_id, epoch, clock, at_ms, due_ms)
+       SELECT 'payout.advance', p.id, p.account_id, p.epoch, 'real', $1, $1
+         FROM paykit_payouts p
+         JOIN paykit_accounts a ON a.id = p.account_id AND a.epoch = p.epoch AND a.removed_at IS NULL
+        WHERE p.status IN ('PENDING', 'APPROVED', 'PROCESSING')
+          AND COALESCE((a.settings->>'autoAdvance')::boolean, true)
+       ON CONFLICT (kind, resource_id) DO NOTHING`,
+      [atRealMs],
+    );
+  }
+
   async claimAttempts(
     owner: string,
     options: { accountId?: string; ids?: readonly string[]; limit: number; leaseMs: number },
@@ -183,7 +196,7 @@ export class SqlStore implements SandboxStore {
     if (this.#refused !== null || this.#closed) return [];
     const now = this.#now();
     const query = claimQuery(owner, now, options);
-    const { rows } = await this.#db.query<Row>(query.text, query.params);
+    const rows = await this.#background(query.text, query.params);
     return rows
       .map((row) => {
         const delivery = deliveryFrom(row);
@@ -229,7 +242,7 @@ export class SqlStore implements SandboxStore {
   async dueAccounts(limit: number): Promise<string[]> {
     if (this.#refused !== null || this.#closed) return [];
     const now = this.#now();
-    const { rows } = await this.#db.query<Row>(
+    const rows = await this.#background(
       `SELECT DISTINCT d.account_id FROM paykit_due d
          JOIN paykit_accounts a ON a.id = d.account_id AND a.epoch = d.epoch AND a.removed_at IS NULL
         WHERE (d.clock = 'account' AND d.due_ms <= $1 + (SELECT clock_offset_ms FROM paykit_sandbox WHERE id = 1))
@@ -242,6 +255,20 @@ export class SqlStore implements SandboxStore {
 
   nextWake(): number | undefined {
     return undefined;
+  }
+
+  /**
+   * A statement of the background work (claims, due accounts): while the database is out of reach it
+   * answers nothing, and the outage is logged once (store-health.ts), not once per poll.
+   */
+  async #background(text: string, params: readonly unknown[]): Promise<Row[]> {
+    if (this.#health?.down) return [];
+    try {
+      return (await this.#db.query<Row>(text, params)).rows;
+    } catch (error) {
+      if (this.#health?.failed(error) ?? false) return [];
+      throw error;
+    }
   }
 
   async holdListener(
