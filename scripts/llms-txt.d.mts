@@ -2,5 +2,9 @@
 export function pageSummary(markdown: string): { title: string; summary: string };
 /** The text of llms.txt for the repository at `root` (a directory path). */
 export function llmsTxt(root: string): string;
-/** Writes llms.txt at the root of the repository at `root`; answers its path. */
+/** The llms.txt of the published package in `packages/<dir>`, shipped in its tarball. */
+export function packageLlmsTxt(root: string, dir: string): string;
+/** The directories under packages/ of the published packages. */
+export function publishedPackages(root: string): string[];
+/** Writes llms.txt at the root of the repository at `root` and in each published package; answers the root's path. */
 export function writeLlmsTxt(root: string): string;

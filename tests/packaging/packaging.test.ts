@@ -18,6 +18,7 @@ const ENTRIES: Record<string, string[]> = {
     "@paykit/webhooks/redis",
     "@paykit/webhooks/postgres",
     "@paykit/webhooks/dedupe",
+    "@paykit/webhooks/order",
   ],
   "@paykit/node": [
     "@paykit/node",
@@ -210,7 +211,7 @@ describe("the published packages, installed from their tarballs", () => {
     }
   });
 
-  // A receiver imports the deduplicator and the error guards from @paykit/node; importing the client
+  // A receiver imports the deduplicator, the order guard and the error guards from @paykit/node; importing the client
   // must still load no schema (the contract's and the webhooks package's main entries, zod).
   it("importing @paykit/node loads neither schemas nor the webhooks parser, in ESM and CJS", () => {
     // The resolve hook runs on the loader's own thread: it appends to a file, read once the import is done.
@@ -227,17 +228,17 @@ describe("the published packages, installed from their tarballs", () => {
       `import { register } from "node:module";
        register("data:text/javascript," + encodeURIComponent(${JSON.stringify(hooks)}));
        const node = await import("@paykit/node");
-       console.log(typeof node.WebhookDeduplicator, typeof node.isKnownPayinStatus, typeof node.parseWebhookRequest);
+       console.log(typeof node.WebhookDeduplicator, typeof node.WebhookOrderGuard, typeof node.isKnownPayinStatus, typeof node.parseWebhookRequest);
        console.log((await import("node:fs")).readFileSync(${JSON.stringify(record)}, "utf8"));`,
     ]);
     const cjs = run([
       "-e",
       `const node = require("@paykit/node");
        for (const file of Object.keys(require.cache)) console.log("resolved " + file);
-       console.log(typeof node.WebhookDeduplicator, typeof node.isKnownPayinStatus, typeof node.parseWebhookRequest);`,
+       console.log(typeof node.WebhookDeduplicator, typeof node.WebhookOrderGuard, typeof node.isKnownPayinStatus, typeof node.parseWebhookRequest);`,
     ]);
     for (const out of [esm, cjs]) {
-      expect(out).toContain("function function function");
+      expect(out).toContain("function function function function");
       const loaded = out.split("\n").filter((line) => line.startsWith("resolved "));
       expect(loaded.some((line) => line.includes("/@paykit/webhooks/dist/"))).toBe(true);
       expect(
@@ -245,6 +246,20 @@ describe("the published packages, installed from their tarballs", () => {
           /\/@paykit\/(contract|webhooks)\/dist\/index\.c?js$|\/node_modules\/zod\//.test(line),
         ),
       ).toEqual([]);
+    }
+  });
+
+  it("ships an llms.txt for coding agents, whose links inside the package resolve", () => {
+    for (const pkg of Object.keys(ENTRIES)) {
+      const dir = join(project, "node_modules", ...pkg.split("/"));
+      const text = readFileSync(join(dir, "llms.txt"), "utf8");
+      expect(text.startsWith(`# ${pkg}\n`), pkg).toBe(true);
+      const local = [...text.matchAll(/\]\(([^)]+)\)/g)]
+        .map((match) => match[1] as string)
+        .filter((link) => !link.startsWith("https://"));
+      expect(local, pkg).toEqual(["README.md"]);
+      for (const link of local)
+        expect(readFileSync(join(dir, link), "utf8").length, `${pkg} ${link}`).toBeGreaterThan(0);
     }
   });
 
@@ -259,7 +274,7 @@ describe("the published packages, installed from their tarballs", () => {
 
 describe("the README's npm path, from the installed tarballs", () => {
   /** `npx paykit-mock …` from the installed tarballs, once it printed its address and the default keys. */
-  async function startInstalledMock(args: string[]) {
+  async function startInstalledMock(args: string[], env: Record<string, string> = {}) {
     const { spawnGroup } = await import("../../scripts/processes.mjs");
     // Its own process group: npx runs the bin as a child, which a signal to npx alone leaves running.
     const child = spawnGroup(
@@ -268,6 +283,7 @@ describe("the README's npm path, from the installed tarballs", () => {
       {
         cwd: project,
         stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, ...env },
       },
     );
     const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
@@ -322,9 +338,13 @@ describe("the README's npm path, from the installed tarballs", () => {
     const readmeArgs = ["--manual", "--default-keys", "pk_test_local0000000001:sk_test_local0000000001"];
     const first = await startInstalledMock(readmeArgs);
     await first.stop();
-    const { stop, url, publicKey, secretKey, out } = await startInstalledMock(readmeArgs);
+    const { stop, url, publicKey, out } = await startInstalledMock(readmeArgs);
+    // the secret key given is not printed back: the user has it
+    const secretKey = "sk_test_local0000000001";
     try {
       expect(publicKey).toBe("pk_test_local0000000001");
+      expect(out).not.toContain(secretKey);
+      expect(out).toContain("secret key: the one given in --default-keys (not printed)");
       const secret = out.match(/whsec_[A-Za-z0-9+/=]+/)?.[0];
       expect(secret).toBeDefined();
       expect(first.out.match(/whsec_[A-Za-z0-9+/=]+/)?.[0]).toBe(secret);
@@ -341,8 +361,10 @@ describe("the README's npm path, from the installed tarballs", () => {
     }
   });
 
-  it("`npx paykit-mock --admin-token T --shared`: a test run makes its own account and drives it with its keys", async () => {
-    const { stop, url, out } = await startInstalledMock(["--admin-token", "team-admin-token", "--shared"]);
+  it("`PAYKIT_MOCK_ADMIN_TOKEN=… npx paykit-mock --shared`: a test run makes its own account and drives it with its keys", async () => {
+    const { stop, url, out } = await startInstalledMock(["--shared"], {
+      PAYKIT_MOCK_ADMIN_TOKEN: "team-admin-token",
+    });
     try {
       expect(out).toContain("Shared sandbox: ");
       const script = `
@@ -359,6 +381,164 @@ describe("the README's npm path, from the installed tarballs", () => {
       expect(run(["--input-type=module", "-e", script]).trim()).toBe("AWAITING_APPROVAL APPROVED 403");
     } finally {
       stop();
+    }
+  });
+
+  /** `npx paykit-mock <args>` from the installed tarballs, to its end, with `env` as its only PAYKIT_* variables. */
+  async function installedCli(args: string[], env: Record<string, string> = {}) {
+    const { runGroup } = await import("../../scripts/processes.mjs");
+    const clean = { ...process.env };
+    for (const name of Object.keys(clean)) if (name.startsWith("PAYKIT_")) delete clean[name];
+    return runGroup("npx", ["--no-install", "paykit-mock", ...args], {
+      cwd: project,
+      env: { ...clean, ...env },
+      timeoutMs: 120_000,
+    });
+  }
+
+  it("`npx paykit-mock account create --env` on a team sandbox prints a .env whose keys and secret work", async () => {
+    const sandbox = await startInstalledMock(["--shared", "--manual"], {
+      PAYKIT_MOCK_ADMIN_TOKEN: "team-admin-token",
+    });
+    try {
+      const opened = await installedCli(["account", "create", "--url", sandbox.url, "--env"]);
+      expect(opened.code, opened.stderr).toBe(0);
+      const env = Object.fromEntries(
+        opened.stdout
+          .split("\n")
+          .filter((line: string) => line.startsWith("PAYKIT_"))
+          .map((line: string) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]),
+      ) as Record<string, string>;
+      expect(Object.keys(env)).toEqual([
+        "PAYKIT_BASE_URL",
+        "PAYKIT_PUBLIC_KEY",
+        "PAYKIT_SECRET_KEY",
+        "PAYKIT_WEBHOOK_SECRET",
+      ]);
+      // the installed client and webhooks package with those values, as an app reads its .env
+      const script = `
+        import { createServer } from "node:http";
+        const { Paykit } = await import("@paykit/node");
+        const { createHttpControl, samplePayin } = await import("@paykit/mock-server");
+        const paykit = new Paykit({ publicKey: process.env.PAYKIT_PUBLIC_KEY, secretKey: process.env.PAYKIT_SECRET_KEY, baseUrl: process.env.PAYKIT_BASE_URL, webhookSecret: process.env.PAYKIT_WEBHOOK_SECRET });
+        let verified = "none";
+        const receiver = createServer((req, res) => {
+          let body = "";
+          req.on("data", (c) => (body += c));
+          req.on("end", async () => {
+            try { verified = (await paykit.webhooks.parse(body, req.headers)).data.status; } catch (e) { verified = e.code; }
+            res.writeHead(204).end();
+          });
+        });
+        await new Promise((r) => receiver.listen(0, "127.0.0.1", r));
+        const payin = await paykit.payins.create(samplePayin("PIX", { webhookUrl: "http://127.0.0.1:" + receiver.address().port }));
+        const control = createHttpControl({ url: process.env.PAYKIT_BASE_URL, credentials: { publicKey: process.env.PAYKIT_PUBLIC_KEY, secretKey: process.env.PAYKIT_SECRET_KEY } });
+        await control.payPayin(payin.id, { awaitWebhooks: true });
+        receiver.close();
+        console.log(payin.status, verified);`;
+      const ran = execFileSync("node", ["--input-type=module", "-e", script], {
+        cwd: project,
+        encoding: "utf8",
+        env: { ...process.env, ...env },
+      });
+      expect(ran.trim()).toBe("PENDING APPROVED");
+    } finally {
+      await sandbox.stop();
+    }
+  });
+
+  it("`npx paykit-mock trigger` with --amount, --reference-id, --data and --payin, and with a listener attached", async () => {
+    const mock = await startInstalledMock(["--manual"]);
+    try {
+      const opened = await installedCli(["account", "create", "--url", mock.url, "--env"]);
+      const env = Object.fromEntries(
+        opened.stdout
+          .split("\n")
+          .filter((line: string) => line.startsWith("PAYKIT_"))
+          .map((line: string) => [line.slice(0, line.indexOf("=")), line.slice(line.indexOf("=") + 1)]),
+      ) as Record<string, string>;
+      writeFileSync(join(project, "order.json"), JSON.stringify({ customer: { name: "João Ninguém" } }));
+      const made = await installedCli(
+        [
+          "trigger",
+          "payin.approved",
+          "--url",
+          mock.url,
+          "--amount",
+          "14990",
+          "--reference-id",
+          "order-1042",
+          "--data",
+          "order.json",
+          "--json",
+        ],
+        env,
+      );
+      expect(made.code, made.stderr).toBe(0);
+      const run = JSON.parse(made.stdout) as { ok: boolean; steps: { id: string; status: string }[] };
+      expect(run.ok).toBe(true);
+      const check = `
+        const { Paykit } = await import("@paykit/node");
+        const paykit = new Paykit({ publicKey: process.env.PAYKIT_PUBLIC_KEY, secretKey: process.env.PAYKIT_SECRET_KEY, baseUrl: process.env.PAYKIT_BASE_URL });
+        const payin = await paykit.payins.retrieve(${JSON.stringify(run.steps[0]?.id)});
+        const pending = await paykit.payins.create((await import("@paykit/mock-server")).samplePayin("BOLETO"));
+        console.log(payin.amount, payin.referenceId, payin.customer.name, payin.status, pending.id);`;
+      const [amount, reference, first, last, status, pendingId] = execFileSync(
+        "node",
+        ["--input-type=module", "-e", check],
+        { cwd: project, encoding: "utf8", env: { ...process.env, ...env } },
+      )
+        .trim()
+        .split(" ");
+      expect([amount, reference, `${first} ${last}`, status]).toEqual([
+        "14990",
+        "order-1042",
+        "João Ninguém",
+        "APPROVED",
+      ]);
+      const driven = await installedCli(
+        ["trigger", "payin.approved", "--url", mock.url, "--payin", pendingId as string],
+        env,
+      );
+      expect(driven.code, driven.stderr).toBe(0);
+      expect(driven.stdout).toContain(`Driving payin ${pendingId}, PENDING before the run`);
+      const refused = await installedCli(
+        ["trigger", "payout.failed", "--url", mock.url, "--data", "order.json"],
+        env,
+      );
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toContain("--data: customer ");
+
+      // `listen` in one terminal, `trigger` in another: no --webhook-url, the webhook reaches the receiver
+      const { createServer } = await import("node:http");
+      const { createInterface } = await import("node:readline");
+      const { spawnGroup, stopGroup } = await import("../../scripts/processes.mjs");
+      const received: string[] = [];
+      const receiver = createServer((req, res) => {
+        received.push(String(req.headers["webhook-id"]));
+        req.resume().on("end", () => res.writeHead(204).end());
+      });
+      await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+      const forwardTo = `http://127.0.0.1:${(receiver.address() as { port: number }).port}/webhooks`;
+      const listener = spawnGroup(
+        "npx",
+        ["--no-install", "paykit-mock", "listen", "--url", mock.url, "--forward-to", forwardTo],
+        { cwd: project, stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } },
+      );
+      try {
+        for await (const line of createInterface({ input: listener.stdout }))
+          if (line.startsWith("Ready:")) break;
+        const together = await installedCli(["trigger", "payin.approved", "--url", mock.url], env);
+        expect(together.code, together.stderr).toBe(0);
+        expect(together.stdout).toContain("Webhooks to your paykit-mock listen:");
+        expect(together.stdout).toMatch(/delivered, 1 attempt, answered 204/);
+        expect(received).toHaveLength(1);
+      } finally {
+        await stopGroup(listener);
+        receiver.close();
+      }
+    } finally {
+      await mock.stop();
     }
   });
 
@@ -390,12 +570,13 @@ describe("the README's npm path, from the installed tarballs", () => {
     }
   });
 
-  it("`npx paykit-mock --admin-token T --store postgres://…`: two processes serve one sandbox", async () => {
+  it("`PAYKIT_MOCK_ADMIN_TOKEN=… npx paykit-mock --store postgres://…`: two processes serve one sandbox", async () => {
     const { startPostgres } = await import("../../scripts/services.mjs");
     const postgres = await startPostgres();
-    const args = ["--admin-token", "team-admin-token", "--store", postgres.url];
-    const first = await startInstalledMock(args);
-    const second = await startInstalledMock(args);
+    const args = ["--store", postgres.url];
+    const token = { PAYKIT_MOCK_ADMIN_TOKEN: "team-admin-token" };
+    const first = await startInstalledMock(args, token);
+    const second = await startInstalledMock(args, token);
     try {
       // equal processes: each says the store is shared, neither leads nor forwards
       for (const mock of [first, second]) expect(mock.out).toContain("(shared: any number of mock processes");

@@ -3,11 +3,6 @@
 // and sent newest first (its out-of-order mode); the proxy also copies some requests to a second
 // receiver at the same moment (a retry racing the first attempt), and 10 % of handler attempts fail.
 // Every event's side effect must happen exactly once: none lost, none twice.
-import type { ChildProcess } from "node:child_process";
-import { once } from "node:events";
-import { createServer, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { createMockServer, type MockServer, samplePayin } from "@paykit/mock-server";
 import { PostgresDedupStore } from "@paykit/webhooks/postgres";
@@ -15,8 +10,18 @@ import { generateWebhookSecret } from "@paykit/webhooks/testing";
 import pg from "pg";
 import { createClient } from "redis";
 import { afterAll, describe, expect, it } from "vitest";
-import { spawnGroup } from "../../scripts/processes.mjs";
 import { startPostgres, startRedis, type TestService } from "../../scripts/services.mjs";
+import {
+  deliverEverything,
+  deliveryLog,
+  inBatches,
+  type Receiver,
+  seeded,
+  startProxy,
+  startReceiver,
+  stopReceiver,
+  sumCounters,
+} from "./support.js";
 
 // What is tried is each event's races, not their number: the mock sends at most 10 deliveries at a time to
 // the proxy, whatever the count, and at 1,000 events a scenario still plays each race hundreds of times
@@ -29,126 +34,14 @@ const RACE_RATE = 0.15;
 const SEED = Number(process.env.PAYKIT_DELIVERY_SEED ?? Date.now() % 1_000_000);
 const RECEIVER = fileURLToPath(new URL("./receiver.mjs", import.meta.url));
 
-interface Receiver {
-  child: ChildProcess;
-  port: number;
-  lines: AsyncIterableIterator<string>;
-}
-
-interface Counters {
+type Counters = {
   requests: number;
   handled: number;
   duplicate: number;
   inProgress: number;
   failures: number;
   refused: number;
-}
-
-async function startReceiver(kind: string, url: string, secret: string, seed: number): Promise<Receiver> {
-  // A process group (scripts/processes.mjs), so that a receiver never outlives this test process, also
-  // when the scenario times out before its `finally` (which kills them) runs. (Receivers were plain
-  // children for a while, after scenarios hung with their receivers gone, which was blamed on a reused
-  // pid; the cause was stopReceiver's exit listener, added after the exit it waited for.)
-  const child = spawnGroup(
-    process.execPath,
-    [RECEIVER, kind, url, secret, String(FAILURE_RATE), String(seed)],
-    { stdio: ["ignore", "pipe", "inherit"] },
-  );
-  const lines = createInterface({ input: child.stdout! })[Symbol.asyncIterator]();
-  const first = await lines.next();
-  const port = Number(first.value);
-  if (!Number.isInteger(port) || port <= 0) throw new Error(`receiver did not start: ${String(first.value)}`);
-  return { child, port, lines };
-}
-
-async function stopReceiver(receiver: Receiver): Promise<Counters> {
-  // Listening for the exit before the signal: a receiver prints its counters and exits at once, and on a
-  // loaded machine its exit was handled before a listener added after reading the counters, which then
-  // waited for ever (the scenario hung, its receivers gone).
-  const { child } = receiver;
-  const exited =
-    child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : once(child, "exit");
-  child.kill("SIGTERM");
-  const line = await receiver.lines.next();
-  await exited.catch(() => undefined);
-  return JSON.parse(String(line.value)) as Counters;
-}
-
-function readBody(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on("data", (chunk: Buffer) => chunks.push(chunk));
-    req.on("end", () => resolve(Buffer.concat(chunks)));
-    req.on("error", reject);
-  });
-}
-
-/**
- * A round-robin load balancer in front of the receivers. With probability RACE_RATE it also sends the
- * same request to the next receiver at the same moment (the answer the sender gets is the first one's).
- */
-async function startProxy(ports: number[], random: () => number) {
-  let next = 0;
-  const racing = new Set<Promise<unknown>>();
-  const stats = { forwarded: 0, raced: 0 };
-  const forward = (port: number, req: IncomingMessage, body: Buffer) =>
-    fetch(`http://127.0.0.1:${port}${req.url}`, {
-      method: "POST",
-      headers: Object.fromEntries(
-        Object.entries(req.headers).filter(
-          ([name]) => name.startsWith("webhook-") || name === "content-type",
-        ),
-      ) as Record<string, string>,
-      body: new Uint8Array(body),
-    });
-  const server: Server = createServer(async (req, res) => {
-    const body = await readBody(req);
-    const primary = ports[next % ports.length]!;
-    const secondary = ports[(next + 1) % ports.length]!;
-    next += 1;
-    stats.forwarded += 1;
-    if (random() < RACE_RATE) {
-      stats.raced += 1;
-      const race = forward(secondary, req, body).then(
-        (r) => r.arrayBuffer(),
-        () => undefined,
-      );
-      racing.add(race);
-      void race.finally(() => racing.delete(race));
-    }
-    try {
-      const answer = await forward(primary, req, body);
-      await answer.arrayBuffer();
-      res.writeHead(answer.status).end();
-    } catch {
-      res.writeHead(502).end();
-    }
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/webhooks`,
-    stats,
-    async drain() {
-      while (racing.size > 0) await Promise.all([...racing]);
-    },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
-  };
-}
-
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
-async function inBatches<T>(items: T[], size: number, run: (item: T) => Promise<unknown>): Promise<void> {
-  for (let i = 0; i < items.length; i += size) await Promise.all(items.slice(i, i + size).map(run));
-}
+};
 
 /** Creates EVENTS payins over two accounts (duplicate mode, out-of-order mode) and pays them all. */
 async function produceEvents(mock: MockServer, secret: string, webhookUrl: string): Promise<void> {
@@ -177,32 +70,6 @@ async function produceEvents(mock: MockServer, secret: string, webhookUrl: strin
   await inBatches(payinIds, 50, (id) => mock.control.payPayin(id));
 }
 
-/**
- * Runs the outbox to completion on the mock clock: every round moves the clock past the longest retry
- * delay (due retries run at once) and flushes; a delivery that spent its 8 attempts is redelivered,
- * as an operator would. Answers the number of rounds and redeliveries.
- */
-/** The whole delivery log, every page of it (a control list answers one page of at most 1000). */
-async function deliveryLog(mock: MockServer) {
-  const log = [];
-  for await (const delivery of mock.control.listAll("webhooks", { limit: 1000 })) log.push(delivery);
-  return log;
-}
-
-async function deliverEverything(mock: MockServer): Promise<{ rounds: number; redelivered: number }> {
-  let redelivered = 0;
-  for (let round = 1; round <= 40; round += 1) {
-    await mock.control.flushWebhooks();
-    const log = await deliveryLog(mock);
-    const failed = log.filter((d) => d.state === "failed");
-    for (const d of failed) await mock.control.redeliverWebhook(d.id);
-    redelivered += failed.length;
-    if (log.every((d) => d.state === "delivered")) return { rounds: round, redelivered };
-    await mock.control.setClock({ advanceMs: 3 * 60 * 60 * 1000 });
-  }
-  throw new Error("the outbox did not settle in 40 rounds");
-}
-
 async function runScenario(kind: "redis" | "postgres", server: TestService) {
   const started = Date.now();
   const secret = generateWebhookSecret();
@@ -225,12 +92,15 @@ async function runScenario(kind: "redis" | "postgres", server: TestService) {
       (await pool.query("SELECT webhook_id FROM effects")).rows.map((r) => String(r.webhook_id));
     closeStore = () => pool.end();
   }
-  const receivers = await Promise.all(
-    Array.from({ length: RECEIVERS }, (_, i) => startReceiver(kind, server.url, secret, SEED + i + 1)),
+  const receivers: Receiver[] = await Promise.all(
+    Array.from({ length: RECEIVERS }, (_, i) =>
+      startReceiver(RECEIVER, [kind, server.url, secret, String(FAILURE_RATE), String(SEED + i + 1)]),
+    ),
   );
   const proxy = await startProxy(
     receivers.map((r) => r.port),
     seeded(SEED),
+    RACE_RATE,
   );
   const mock = await createMockServer({ autoAdvance: false });
   try {
@@ -245,14 +115,7 @@ async function runScenario(kind: "redis" | "postgres", server: TestService) {
     const lost = [...expected].filter((id) => !perEvent.has(id));
     const twice = [...perEvent].filter(([, n]) => n > 1).map(([id]) => id);
     const unknown = [...perEvent.keys()].filter((id) => !expected.has(id));
-    const counters = await Promise.all(receivers.map(stopReceiver));
-    const total = counters.reduce(
-      (sum, c) => {
-        for (const key of Object.keys(sum) as (keyof Counters)[]) sum[key] += c[key];
-        return sum;
-      },
-      { requests: 0, handled: 0, duplicate: 0, inProgress: 0, failures: 0, refused: 0 },
-    );
+    const total = sumCounters(await Promise.all(receivers.map((r) => stopReceiver<Counters>(r))));
     const attempts = log.reduce((n, d) => n + d.attempts.length, 0);
     console.log(
       `webhook-delivery [${kind}]: ${expected.size} events, ${attempts} mock attempts ` +

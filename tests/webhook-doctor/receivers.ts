@@ -60,7 +60,7 @@ export const RECIPE_RECEIVERS: ReadonlyArray<{
     },
   },
   // examples/webhook-recipes: each framework's recipe, started as its smoke test starts it (its
-  // dedupe store in memory here: the doctor checks one instance's answers)
+  // order store in memory here: the doctor checks one instance's answers)
   ...RECIPES.map((recipe) => ({
     name: `webhook-recipes: ${recipe.name}`,
     async start(secret: string, api: ConfirmingApi): Promise<StartedReceiver> {

@@ -67,6 +67,14 @@ function showPayment(payin, threeDS) {
     locale: LOCALE,
     stylesheetUrl: "/vendor/@paykit/browser/checkout.css",
     ...(threeDS ? { threeDS } : {}),
+    // An expired PIX or boleto offers "Gerar novo Pix" ("… boleto"): the cart's new payment of the same method,
+    // which the screen then shows and follows in its place (docs/checkout.md, "When the PIX expires").
+    onRenew: async () => {
+      const { payin: next } = await api("/api/payins", { method: payin.paymentMethod });
+      sessionStorage.setItem(SHOWN_KEY, next.id);
+      dev.dataset.payin = next.id;
+      return next;
+    },
     onFinal: ({ status }) => {
       dev.hidden = true;
       sessionStorage.removeItem(SHOWN_KEY);

@@ -1,7 +1,13 @@
 import type { PayinCreateParams, PayoutListQuery } from "@paykit/contract";
-import { isPaykitApiError, isPaykitError, isPaykitValidationError, type Paykit } from "@paykit/node";
+import {
+  isPaykitApiError,
+  isPaykitError,
+  isPaykitValidationError,
+  type Paykit,
+  WebhookOrderGuard,
+} from "@paykit/node";
 import { createPaymentStatus, type PaymentStatusEndpoint } from "@paykit/node/checkout";
-import { OrderBook } from "./orders.js";
+import { ShopOrders } from "./orders.js";
 import {
   DEMO_AMOUNT,
   DEMO_CARDS,
@@ -43,7 +49,7 @@ export interface CheckoutBackend extends RunningServer {
   /** Where Paykit delivers this merchant's webhooks. */
   webhookUrl: string;
   /** The merchant's orders and the statuses its webhooks applied. */
-  orders: OrderBook;
+  orders: ShopOrders;
   /** The shoppers' payment-status endpoint, mounted at `/payment-status`. */
   paymentStatus: PaymentStatusEndpoint;
 }
@@ -130,8 +136,8 @@ function payoutQuery(params: URLSearchParams): PayoutListQuery {
 
 /**
  * Starts the example merchant backend: the checkout page, its JSON API (payins, payouts), the
- * payment-status endpoint the page's payment screen follows, and the verified, de-duplicated webhook
- * endpoint that tells it.
+ * payment-status endpoint the page's payment screen follows, and the verified webhook endpoint that
+ * applies each payin's and payout's events in order, once, and tells it.
  *
  * @example
  * ```ts
@@ -142,7 +148,9 @@ function payoutQuery(params: URLSearchParams): PayoutListQuery {
 export async function startCheckoutBackend(options: CheckoutBackendOptions): Promise<CheckoutBackend> {
   const { paykit } = options;
   const log = options.log ?? ((line: string) => console.log(line));
-  const orders = new OrderBook();
+  const orders = new ShopOrders();
+  // In memory: the demo is one process. Several instances share a store (docs/webhooks.md).
+  const order = new WebhookOrderGuard();
   // Only the session that placed an order may follow its payin; anyone else gets the 404 of an unknown id.
   const paymentStatus = createPaymentStatus({
     paykit,
@@ -151,6 +159,7 @@ export async function startCheckoutBackend(options: CheckoutBackendOptions): Pro
   const receiveWebhook = createWebhookReceiver({
     secret: options.webhookSecret,
     orders,
+    order,
     paymentStatus,
     log,
   });
@@ -168,6 +177,8 @@ export async function startCheckoutBackend(options: CheckoutBackendOptions): Pro
     }
     try {
       const payin = await paykit.payins.create(payinParams(method, webhookUrl, body.card));
+      // The status it was created in: a late webhook is judged against it.
+      await order.remember("payin", { id: payin.id, status: payin.status, updatedAt: payin.createdAt });
       orders.add({
         payinId: payin.id,
         referenceId: payin.referenceId,
@@ -200,6 +211,7 @@ export async function startCheckoutBackend(options: CheckoutBackendOptions): Pro
           typeof body.referenceId === "string" && body.referenceId ? body.referenceId : orderReference(),
         webhookUrl,
       });
+      await order.remember("payout", payout);
       log(`→ payout ${payout.id} ${payout.amount} cents to ${payout.pixKeyType} key: ${payout.status}`);
       return Response.json(payout, { status: 201 });
     } catch (error) {

@@ -1,7 +1,7 @@
 import type { PayinCreated } from "@paykit/contract";
 import type { WebhookEvent } from "@paykit/webhooks";
 
-/** What the merchant knows of one order's payin: created by the backend, moved by webhooks. */
+/** What the merchant knows of one order's payin: created by the backend, moved by the webhooks it applied. */
 export interface OrderView {
   payinId: string;
   referenceId: string;
@@ -17,19 +17,19 @@ export interface OrderView {
   created: PayinCreated;
 }
 
-/** What the order book tells its subscribers: an order created or moved, a payout moved by its webhook. */
+/** What the shop's orders tell their subscribers: an order created or moved, a payout moved by its webhook. */
 export type MerchantUpdate =
   | { type: "payin"; via: "created" | "webhook"; order: OrderView }
   | { type: "payout"; payoutId: string; referenceId: string; status: string };
 
-const FINAL_PAYIN = new Set(["APPROVED", "REFUSED", "EXPIRED"]);
-
 /**
- * The merchant's order book: payins it created, the session that placed each order, and the statuses
- * its webhook receiver applied, with a fan-out to in-process subscribers (the headless demo counts and
- * waits on webhooks with it). A real shop keeps this in its database.
+ * The shop's orders: payins it created, the session that placed each order, and the statuses its
+ * webhook receiver applied, with a fan-out to in-process subscribers (the headless demo counts and
+ * waits on webhooks with it). A real shop keeps this in its database. Which webhook may move an order
+ * is not decided here: the receiver's order guard (`WebhookOrderGuard`, src/webhook-receiver.ts) lets
+ * through only events that move their payin or payout forward.
  */
-export class OrderBook {
+export class ShopOrders {
   readonly #orders = new Map<string, OrderView>();
   readonly #subscribers = new Set<(update: MerchantUpdate) => void>();
   readonly #waiters = new Set<{
@@ -54,10 +54,10 @@ export class OrderBook {
   }
 
   /**
-   * Applies a verified webhook. A delivery older than what is known, or one that would move a final
-   * payin, is ignored: webhooks may arrive late or out of order (docs/decisions/webhooks.md).
+   * Records the status of an event the order guard let through (it moves its resource forward);
+   * `unknown` for a payin this backend did not create.
    */
-  apply(event: WebhookEvent): "applied" | "stale" | "unknown" {
+  record(event: WebhookEvent): "applied" | "unknown" {
     if (event.kind === "payout") {
       this.#publish({
         type: "payout",
@@ -69,7 +69,6 @@ export class OrderBook {
     }
     const order = this.#orders.get(event.id);
     if (!order) return "unknown";
-    if (event.data.updatedAt < order.updatedAt || FINAL_PAYIN.has(order.status)) return "stale";
     order.status = event.data.status;
     order.updatedAt = event.data.updatedAt;
     this.#publish({ type: "payin", via: "webhook", order: { ...order } });

@@ -45,7 +45,7 @@ async function openCheckout(demo: Demo, path = "/"): Promise<Page> {
 
 const screen = (page: Page) => page.locator("[data-paykit-payment]");
 const heading = (page: Page) => screen(page).locator("h2");
-/** The payin on screen: the dev button carries its id, the backend's order book has its 201 answer. */
+/** The payin on screen: the dev button carries its id, the backend's orders have its 201 answer. */
 const shownPayin = async (page: Page, demo: Demo) => {
   const id = await page.getAttribute("[data-testid=simulate-payment]", "data-payin");
   const order = demo.backend.orders.get(id ?? "");

@@ -103,6 +103,31 @@ describe("the demo's headless flow (pnpm demo --script)", () => {
     expect(await status.json()).toMatchObject({ id: created.payin.id, status: "APPROVED" });
   });
 
+  it("a late or impossible webhook never moves an order back: the order guard answers it stale", async () => {
+    const merchantLog: string[] = [];
+    await using demo = await startDemo({ autoAdvance: false, log: (line) => merchantLog.push(line) });
+    const { created } = await order(demo, "PIX");
+    const deliver = async (status: string, msFromNow: number) => {
+      const body = JSON.stringify({
+        id: created.payin.id,
+        status,
+        paymentMethod: "PIX",
+        amount: DEMO_AMOUNT,
+        referenceId: created.payin.referenceId,
+        customer: { name: "Maria Santos", email: "maria.santos@example.com" },
+        updatedAt: new Date(Date.now() + msFromNow).toISOString(),
+      });
+      const headers = await signWebhook(body, { secret: DEMO_KEYS.webhookSecret });
+      return (await fetch(demo.backend.webhookUrl, { method: "POST", body, headers })).status;
+    };
+    expect(await deliver("APPROVED", 1_000)).toBe(204);
+    // older than what is known, and a status that cannot follow APPROVED (final) though newer
+    expect(await deliver("PENDING", 500)).toBe(204);
+    expect(await deliver("EXPIRED", 2_000)).toBe(204);
+    expect(demo.backend.orders.get(created.payin.id)?.status).toBe("APPROVED");
+    expect(merchantLog.filter((line) => line.includes("stale, APPROVED known: ignored"))).toHaveLength(2);
+  });
+
   it("the payment-status endpoint answers the session that placed the order, and 404 to anyone else", async () => {
     await using demo = await startDemo({ autoAdvance: false, log: () => {} });
     const mine = await order(demo, "PIX");

@@ -1,6 +1,7 @@
 // Hono on Bun: `bun run src/bun.ts` serves the default export (Bun.serve's options).
-import { redisStoreFromEnv } from "./dedup-store.js";
+
 import { createHonoApp } from "./hono.js";
+import { redisStoreFromEnv } from "./order-store.js";
 import { configFromEnv, createReceiver } from "./receiver.js";
 
 // PAYKIT_REDIS_URL: the Redis every instance shares (node-redis runs on Bun's node:net)

@@ -1,6 +1,6 @@
 // lib/paykit.ts of a Next.js app: one receiver per server instance, configured from the environment.
 // Each variable is read by its full name: `next build` inlines `process.env.NAME` for the Edge runtime.
-import { restStoreFromEnv } from "./dedup-store-rest.js";
+import { restStoreFromEnv } from "./order-store-rest.js";
 import { configFromEnv, createReceiver, type Receiver } from "./receiver.js";
 
 let receiver: Receiver | undefined;

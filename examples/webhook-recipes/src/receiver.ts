@@ -1,19 +1,21 @@
 // What every recipe shares: verify the raw delivery with the endpoint's secret, tell the shoppers' pages
-// (the payment-status endpoint's notify), run the business logic at most once per webhook-id through a
-// dedupe store shared by every instance, and map the outcome to the status Paykit's retries understand.
-// Only reading the raw body differs per framework.
+// (the payment-status endpoint's notify), run the business logic only for an event that moves its payin
+// or payout forward, once, through an order guard whose store every instance shares, and map the outcome
+// to the status Paykit's retries understand (the guard also answers a retry of an applied event: no
+// deduplicator beside it, docs/decisions/webhook-order-replaces-dedupe.md). Only reading the raw body
+// differs per framework.
 import { NotFoundError, type Payin, Paykit, type Payout } from "@paykit/node";
 import type { PaymentStatusEndpoint } from "@paykit/node/checkout";
 import {
   isWebhookParseError,
   isWebhookVerificationError,
-  MemoryDedupStore,
+  MemoryOrderStore,
   parseWebhookRequest,
   type RawWebhookBody,
-  WebhookDeduplicator,
-  type WebhookDedupStore,
   type WebhookEvent,
   type WebhookHeaders,
+  WebhookOrderGuard,
+  type WebhookOrderStore,
 } from "@paykit/webhooks";
 import { inDeliveryTrace } from "./trace.js";
 
@@ -25,8 +27,11 @@ export interface ReceiverConfig {
   /** The endpoint's `whsec_…` secret. */
   webhookSecret: string;
   /** Shared across instances in production (Redis, PostgreSQL); in memory when left out. */
-  store?: WebhookDedupStore;
-  /** Your business logic, run at most once per delivery with the confirmed record. */
+  store?: WebhookOrderStore;
+  /**
+   * Your business logic, run with the confirmed record once per event that moves its payin or payout
+   * forward (never for a late one: a PROCESSING after its COMPLETED).
+   */
   onEvent?: (event: WebhookEvent, record: Payin | Payout) => void | Promise<void>;
   /**
    * Your shoppers' payment-status endpoint (`createPaymentStatus`, docs/checkout.md): every verified
@@ -55,7 +60,7 @@ export function createReceiver(config: ReceiverConfig): Receiver {
     baseUrl: config.baseUrl,
     webhookSecret: config.webhookSecret,
   });
-  const dedup = new WebhookDeduplicator({ store: config.store ?? new MemoryDedupStore() });
+  const order = new WebhookOrderGuard({ store: config.store ?? new MemoryOrderStore() });
 
   function handle(event: WebhookEvent): Promise<void> {
     // in the trace of the checkout that created the payment (a no-op without a tracer provider)
@@ -86,11 +91,12 @@ export function createReceiver(config: ReceiverConfig): Receiver {
     }
     try {
       await config.paymentStatus?.notify(event); // the shoppers' pages, on every instance (payout events are ignored)
-      const outcome = await dedup.handle(event, handle);
-      if (outcome.status === "in-progress") return 409; // another attempt holds the lease: Paykit retries later
-      return outcome.status === "duplicate" ? 200 : 204; // a duplicate was handled before: acknowledge it
+      const outcome = await order.handle(event, handle);
+      if (outcome.status === "in-progress") return 409; // another attempt is moving this resource: Paykit retries later
+      // repeat (applied before) or stale (older than what is known): acknowledge it, nothing to do
+      return outcome.status === "forward" ? 204 : 200;
     } catch {
-      return 500; // our own failure: the key is released and Paykit's retry runs it again
+      return 500; // our own failure, or the store is down: nothing moved, and Paykit's retry runs it again
     }
   }
 
@@ -102,13 +108,13 @@ export function createReceiver(config: ReceiverConfig): Receiver {
 
 /**
  * Reads a {@link ReceiverConfig} from PAYKIT_* variables (process.env, or a Workers `env`), with the
- * store every instance shares (src/dedup-store.ts for Node and Bun, src/dedup-store-rest.ts for Workers
- * and the Edge runtime). Without one it dedupes in memory: one instance only, fine on a laptop, wrong
- * behind a load balancer.
+ * store every instance shares (src/order-store.ts for Node and Bun, src/order-store-rest.ts for Workers
+ * and the Edge runtime). Without one it keeps the order in memory: one instance only, fine on a laptop,
+ * wrong behind a load balancer.
  */
 export function configFromEnv(
   env: Record<string, string | undefined>,
-  store?: WebhookDedupStore,
+  store?: WebhookOrderStore,
 ): ReceiverConfig {
   const read = (name: string): string => {
     const value = env[name];

@@ -1,8 +1,9 @@
 // Hono on Cloudflare Workers: the secret and keys are bindings (`env`), so the receiver is built on the
 // first request. Verification needs only WebCrypto; `nodejs_compat` is not required by Paykit. The
-// shared dedupe store is Redis over HTTPS (a Worker has no raw TCP to Redis): Upstash's REST protocol.
-import { restStoreFromEnv } from "./dedup-store-rest.js";
+// shared order store is Redis over HTTPS (a Worker has no raw TCP to Redis): Upstash's REST protocol.
+
 import { createHonoApp } from "./hono.js";
+import { restStoreFromEnv } from "./order-store-rest.js";
 import { configFromEnv, createReceiver, type Receiver } from "./receiver.js";
 
 /** The Worker's bindings. */

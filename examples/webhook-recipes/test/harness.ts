@@ -1,9 +1,10 @@
 // The smoke test every recipe passes, end to end: the mock sends a real signed delivery to the
-// recipe's URL (204: verified and handled), a redelivery of the same webhook-id is a duplicate (200),
+// recipe's URL (204: verified and handled), a redelivery of the same webhook-id is a repeat (200),
 // a copy that arrives at a second instance while the first instance still runs it is in progress (409:
-// never acknowledged), and a delivery signed with another secret is refused (400). Every instance
-// dedupes through one real Redis (Debian's redis-server, started on loopback by scripts/services.mjs).
-import { createMockServer, type MockServer, samplePayin } from "@paykit/mock-server";
+// never acknowledged), a payout's PROCESSING that arrives after its COMPLETED is stale (200, never
+// handled), and a delivery signed with another secret is refused (400). Every instance keeps the order
+// through one real Redis (Debian's redis-server, started on loopback by scripts/services.mjs).
+import { createMockServer, type MockServer, samplePayin, samplePayout } from "@paykit/mock-server";
 import { Paykit } from "@paykit/node";
 import {
   createPaymentStatus,
@@ -14,7 +15,7 @@ import {
 import { generateWebhookSecret, signWebhook } from "@paykit/webhooks/testing";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { startRedis, type TestService } from "../../../scripts/services.mjs";
-import { redisDedupStore } from "../src/dedup-store.js";
+import { redisOrderStore } from "../src/order-store.js";
 import { type RunningRecipe, type SharedConfig, waitFor } from "./recipes.js";
 import { startRedisRest } from "./redis-rest.js";
 
@@ -40,7 +41,7 @@ export function smokeTest(
 ): void {
   let mock: MockServer;
   let redis: TestService;
-  let shared: ReturnType<typeof redisDedupStore>;
+  let shared: ReturnType<typeof redisOrderStore>;
   let rest: Awaited<ReturnType<typeof startRedisRest>>;
   let recipe: RunningRecipe;
   let second: RunningRecipe;
@@ -52,10 +53,11 @@ export function smokeTest(
 
   beforeAll(async () => {
     redis = await startRedis();
-    shared = redisDedupStore(redis.url);
+    shared = redisOrderStore(redis.url);
     rest = await startRedisRest(redis.url);
     mock = await createMockServer({ autoAdvance: false });
-    const keys = await mock.control.createAccount({ webhookSecret: secret });
+    // a balance for the payout of the order test
+    const keys = await mock.control.createAccount({ webhookSecret: secret, balance: 1_000_000 });
     accountId = keys.accountId;
     const config: SharedConfig = {
       publicKey: keys.publicKey,
@@ -91,7 +93,7 @@ export function smokeTest(
     await redis?.stop();
   });
 
-  it("verifies a signed delivery from the mock (204), answers its redelivery as a duplicate (200) and refuses a forged one (400)", async () => {
+  it("verifies a signed delivery from the mock (204), answers its redelivery as a repeat (200) and refuses a forged one (400)", async () => {
     const webhookUrl = `${recipe.url}/webhooks/paykit`;
     const payin = await paykit.payins.create(samplePayin("PIX", { webhookUrl }));
     await mock.control.payPayin(payin.id);
@@ -181,5 +183,27 @@ export function smokeTest(
     expect(await first).toBe(204);
     expect(await post(secondUrl)).toBe(200);
     expect(await post(webhookUrl)).toBe(200);
+  });
+
+  it("applies a payout's events in order, on either instance: a PROCESSING after its COMPLETED is stale (200)", async () => {
+    // no webhookUrl: the mock sends nothing, the test signs each event itself
+    const { bankReceipt: _receipt, ...record } = await paykit.payouts.create(samplePayout());
+    const at = Date.parse(record.updatedAt);
+    const send = async (url: string, status: string, ms: number) => {
+      const body = JSON.stringify({
+        ...record,
+        status,
+        failureCode: null,
+        updatedAt: new Date(at + ms).toISOString(),
+      });
+      const headers = await signWebhook(body, { secret });
+      return (await fetch(`${url}/webhooks/paykit`, { method: "POST", body, headers })).status;
+    };
+    expect(await send(recipe.url, "COMPLETED", 2_000)).toBe(204);
+    // the other instance knows it through the shared store: late, and a copy under a new webhook-id
+    expect(await send(second.url, "PROCESSING", 1_000)).toBe(200);
+    expect(await send(second.url, "COMPLETED", 2_000)).toBe(200);
+    expect(await send(second.url, "REFUNDED", 3_000)).toBe(204);
+    expect(await send(recipe.url, "COMPLETED", 2_000)).toBe(200);
   });
 }

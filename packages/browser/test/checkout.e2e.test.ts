@@ -2,10 +2,8 @@
 // backend with createPaymentStatus (@paykit/node/checkout) and a webhook receiver, and the real mock over HTTP.
 // Never downloads a browser. Screenshots go to test-results/checkout/ (and to docs/images/ with
 // PAYKIT_UPDATE_SCREENSHOTS=1, which is how the guide's pictures are made).
-import { copyFileSync, existsSync, mkdirSync, readFileSync } from "node:fs";
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { createRequire } from "node:module";
-import type { AddressInfo } from "node:net";
+import { existsSync, mkdirSync, readFileSync } from "node:fs";
+import type { Server, ServerResponse } from "node:http";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { PayinCreated } from "@paykit/contract";
@@ -15,6 +13,15 @@ import { createPaymentStatus, type PaymentStatusEndpoint, toNodeListener } from 
 import jsQR from "jsqr";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import {
+  attribute,
+  axeViolations,
+  close,
+  listen,
+  PATIENT,
+  readBody,
+  picture as savePicture,
+} from "./checkout-page.js";
 import { challengeData, THREE_DS_CARD } from "./fixtures.js";
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
@@ -24,9 +31,6 @@ const skip = !existsSync(CHROMIUM) && !process.env.CI;
 if (skip) console.warn(`checkout.e2e: SKIPPED, no Chromium at ${CHROMIUM}. Set CHROMIUM_PATH.`);
 
 const results = fileURLToPath(new URL("../test-results/checkout/", import.meta.url));
-const docsImages = fileURLToPath(new URL("../../../docs/images/", import.meta.url));
-const require = createRequire(import.meta.url);
-const AXE_SOURCE = readFileSync(require.resolve("axe-core/axe.min.js"), "utf8");
 
 /** The page's own script (no inline script under the CSP): records the screen's events for the test. */
 const PAGE_SCRIPT = `(function () {
@@ -66,12 +70,6 @@ const EARLY_SCRIPT = `(function () {
   document.head.append(script);
 })();`;
 
-/** Waits for a page to catch up: generous, for a loaded 2-core machine (the 2 s of the PIX test is the spec's). */
-const PATIENT = { timeout: 10_000 };
-
-const attribute = (value: string) =>
-  value.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
-
 /** The merchant's checkout page: no inline script or style, only what `default-src 'self'` allows. */
 function checkoutHtml(payin: PayinCreated, locale: string, early: boolean): string {
   const json = attribute(JSON.stringify(payin));
@@ -87,30 +85,6 @@ function checkoutHtml(payin: PayinCreated, locale: string, early: boolean): stri
 <script src="/paykit-browser.global.js"></script>
 ${early ? "" : `<script src="/paykit-checkout.global.js"></script>`}
 </head><body><main><h1>Loja Exemplo</h1>${screen}</main></body></html>`;
-}
-
-async function listen(
-  handler: (req: IncomingMessage, res: ServerResponse) => void,
-): Promise<[Server, string]> {
-  const server = createServer(handler);
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return [server, `http://127.0.0.1:${(server.address() as AddressInfo).port}`];
-}
-
-function close(server: Server): Promise<void> {
-  server.closeAllConnections();
-  return new Promise((resolve) => server.close(() => resolve()));
-}
-
-function body(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let text = "";
-    req.on("data", (chunk: Buffer) => {
-      text += chunk.toString();
-    });
-    req.on("end", () => resolve(text));
-    req.on("error", reject);
-  });
 }
 
 describe.skipIf(skip)(
@@ -176,7 +150,7 @@ describe.skipIf(skip)(
           statusListener(req, res);
         } else if (url.pathname === "/webhooks" && req.method === "POST") {
           // The merchant's webhook receiver: verify, then hand the event to every page watching the payin.
-          void body(req)
+          void readBody(req)
             .then((raw) => paykit.webhooks.parse(raw, req.headers))
             .then((event) => paymentStatus.notify(event))
             .then(
@@ -257,34 +231,8 @@ describe.skipIf(skip)(
     const events = (page: Page) =>
       page.evaluate(() => (window as unknown as { paykitEvents: string[] }).paykitEvents);
 
-    /** axe-core's serious and critical violations on the whole page, shadow roots included. */
-    async function axeViolations(page: Page): Promise<Array<{ id: string; impact: string; nodes: number }>> {
-      if (!(await page.evaluate(() => "axe" in window))) await page.evaluate(AXE_SOURCE);
-      const violations = await page.evaluate(async () => {
-        const axe = (
-          window as unknown as { axe: { run(): Promise<{ violations: Array<Record<string, unknown>> }> } }
-        ).axe;
-        return (await axe.run()).violations.map((v) => ({
-          id: v.id as string,
-          impact: v.impact as string,
-          nodes: (v.nodes as unknown[]).length,
-        }));
-      });
-      return violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-    }
-
     /** Saves the screen's picture (and, with PAYKIT_UPDATE_SCREENSHOTS=1, the guide's copy). */
-    async function picture(page: Page, name: string): Promise<Buffer> {
-      const file = join(results, `checkout-${name}.png`);
-      const png = await screen(page)
-        .locator("[part=root]")
-        .screenshot({ path: file, animations: "disabled" });
-      if (process.env.PAYKIT_UPDATE_SCREENSHOTS === "1") {
-        mkdirSync(docsImages, { recursive: true });
-        copyFileSync(file, join(docsImages, `checkout-${name}.png`));
-      }
-      return png;
-    }
+    const picture = (page: Page, name: string) => savePicture(screen(page).locator("[part=root]"), name);
 
     /** Decodes a PNG with Chromium's own image decoder (a page without CSP), then reads the QR with jsQR. */
     async function decodeQr(png: Buffer): Promise<string | undefined> {

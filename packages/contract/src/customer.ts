@@ -7,9 +7,11 @@ export const Cpf = storableString(
   z.refine(isValidCpf, { error: "must be a valid CPF (11 digits, digits only)" }),
 );
 
-/** A phone number: digits only, 55 + area code + number (12 or 13 digits). */
+/** A phone number: digits only, 55 + area code + number (12 or 13 digits; a 9-digit number starts with 9). */
 export const Phone = storableString(
-  z.refine(isValidPhone, { error: "must be 55 + area code + number, digits only (12 or 13 digits)" }),
+  z.refine(isValidPhone, {
+    error: "must be 55 + area code + number, digits only (12 or 13 digits; a 9-digit number starts with 9)",
+  }),
 );
 
 /** A postal code (CEP): exactly 8 digits. */

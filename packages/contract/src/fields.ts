@@ -1,5 +1,6 @@
 import * as z from "zod/mini";
 import { MAX_AMOUNT_CENTS } from "./amounts.js";
+import { isIsoDateTime } from "./date-time.js";
 import { isStorableText, STORABLE_TEXT_MESSAGE, unstorableTextPaths } from "./storable-text.js";
 import { isValidIpv4 } from "./validators/index.js";
 
@@ -18,6 +19,12 @@ export function storableString(...checks: StringCheck[]) {
 }
 
 type StringCheck = Parameters<z.ZodMiniString["check"]>[number];
+
+/** Whether `schema` was made by {@link storableString} (the OpenAPI generator states the rule as a pattern). */
+export function isStorableString(schema: unknown): boolean {
+  const checks = (schema as { _zod?: { def?: { checks?: unknown[] } } } | null)?._zod?.def?.checks;
+  return Array.isArray(checks) && checks.includes(storable);
+}
 
 /**
  * Adds to an opaque JSON schema (split rules, 3DS data) the storable-text rule for every string and
@@ -41,12 +48,23 @@ export function storableJson<S extends z.ZodMiniType>(schema: S): S {
 // Upper bounds keep a hostile or buggy caller from storing megabytes in one field; they are
 // generous for real data (the spec leaves them open; docs/decisions/requests.md records them).
 
-/** An amount of money in integer cents of BRL, at least 1 (R$ 0,01). */
-export const Cents = z.int().check(z.gte(1));
+/** What an `INVALID_DATA` detail says of an amount that is not a whole number of cents. */
+export const CENTS_MESSAGE = "must be an integer in cents (14990 = R$ 149,90)";
 
-/** Integer cents from 1 up to `max`. */
-export function centsUpTo(max: number) {
-  return z.int().check(z.gte(1), z.lte(max));
+// The schema's own message, so the client and the mock say it alike; a missing amount is still "is required".
+const centsInt = () => z.int({ error: (issue) => (issue.input === undefined ? undefined : CENTS_MESSAGE) });
+
+/** An amount of money in integer cents of BRL, at least 1 (R$ 0,01). */
+export const Cents = centsInt().check(z.gte(1));
+
+/** Integer cents from `min` up (a price that may be free: `min` 0). */
+export function centsFrom(min: number) {
+  return centsInt().check(z.gte(min));
+}
+
+/** Integer cents from `min` (default 1, R$ 0,01) up to `max`. */
+export function centsUpTo(max: number, min = 1) {
+  return centsInt().check(z.gte(min), z.lte(max));
 }
 
 /** A non-empty string of at most `max` characters (unicode is fine; storable text, see {@link storableString}). */
@@ -82,11 +100,13 @@ export const HttpUrl = storableString(
 /** A dotted-quad IPv4 address. */
 export const Ipv4 = storableString(z.refine(isValidIpv4, { error: "must be a dotted IPv4 address" }));
 
-const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
-
-/** An ISO 8601 date or date-time (`2026-01-31` or `2026-01-31T12:00:00Z`). */
+/**
+ * A date or date-time that exists: any RFC 3339 date-time (`2026-01-31T12:00:00Z`, `…T23:59:60Z`,
+ * `…t12:00:00.123456z`, `…T09:00:00-03:00`) or ISO 8601's shorter forms (`2026-01-31`, no seconds, no
+ * zone for UTC); `2026-02-30` is refused. `dateTimeBounds` reads it.
+ */
 export const IsoDateTime = storableString(
-  z.refine((value) => ISO_DATE.test(value) && !Number.isNaN(Date.parse(value)), {
-    error: "must be an ISO 8601 date or date-time",
+  z.refine(isIsoDateTime, {
+    error: "must be an ISO 8601 date or date-time that exists (2026-01-31 or 2026-01-31T12:00:00Z)",
   }),
 );

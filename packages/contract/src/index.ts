@@ -37,6 +37,7 @@ export {
   Uf,
   ZipCode,
 } from "./customer.js";
+export { type DateTimeBounds, dateTimeBounds, isIsoDateTime } from "./date-time.js";
 export {
   ERROR_CODES,
   ERROR_STATUS,
@@ -47,6 +48,7 @@ export {
   type KnownErrorCode,
 } from "./error.js";
 export {
+  CENTS_MESSAGE,
   Cents,
   centsUpTo,
   HttpUrl,

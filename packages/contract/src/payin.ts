@@ -1,14 +1,23 @@
 import * as z from "zod/mini";
 import { Card } from "./card.js";
 import { Customer, CustomerRecord, OpenFinanceCustomer } from "./customer.js";
-import { centsUpTo, HttpUrl, Ipv4, MAX_AMOUNT_CENTS, ReferenceId, storableJson, text } from "./fields.js";
+import {
+  centsFrom,
+  centsUpTo,
+  HttpUrl,
+  Ipv4,
+  MAX_AMOUNT_CENTS,
+  ReferenceId,
+  storableJson,
+  text,
+} from "./fields.js";
 import type { PayinStatus, PaymentMethod } from "./status.js";
 
 /** One line of the order: what was sold, how many, and the unit price in cents. */
 export const Item = z.strictObject({
   title: text(200),
   quantity: z.int().check(z.gte(1), z.lte(1_000_000)),
-  unitPrice: z.int().check(z.gte(0)),
+  unitPrice: centsFrom(0),
   description: z.optional(text(1000)),
 });
 /** One line of the order. */

@@ -6,6 +6,15 @@
 /** What an `INVALID_DATA` detail says of a text field that is not storable. */
 export const STORABLE_TEXT_MESSAGE = "must not contain a lone UTF-16 surrogate or a NUL character";
 
+/**
+ * The storable-text rule as a JSON Schema `pattern` (ECMA-262): any character but NUL, and a surrogate
+ * only as one half of a pair. A validator that reads patterns with the `u` flag (Ajv does) sees a pair as
+ * one code point, taken by the first branch, and a lone surrogate as a code point of its own, taken by
+ * neither; one that reads code units takes a pair by the second branch. Both accept the same strings.
+ * `^[^\u0000\uD800-\uDFFF]*$` would refuse every emoji where code units are read.
+ */
+export const STORABLE_TEXT_PATTERN = "^(?:[^\\u0000\\uD800-\\uDFFF]|[\\uD800-\\uDBFF][\\uDC00-\\uDFFF])*$";
+
 // A high surrogate not followed by a low one, or a low one not preceded by a high one.
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 

@@ -122,6 +122,35 @@ describe("POST /payin request: every rule broken in turn is INVALID_DATA naming 
     expect(result.details.map((d) => d.path)).toEqual([path === "items" ? "items" : path]);
   });
 
+  it.each([
+    ["a 9-digit number that does not start with 9", "5511887654321"],
+    ["10 digits after the area code", "55119876543210"],
+  ])("a phone with %s says what a phone is", (_rule, phone) => {
+    expect(failure(withField(payins.PIX, "customer.phone", phone)).details).toEqual([
+      {
+        path: "customer.phone",
+        message:
+          "must be 55 + area code + number, digits only (12 or 13 digits; a 9-digit number starts with 9)",
+      },
+    ]);
+  });
+
+  it.each([
+    ["amount", 149.9],
+    ["amount", "14990"],
+    ["items.0.unitPrice", 149.9],
+  ])("%s = %j says amounts are integer cents, with an example", (path, value) => {
+    expect(failure(withField(payins.PIX, path, value)).details).toEqual([
+      { path, message: "must be an integer in cents (14990 = R$ 149,90)" },
+    ]);
+  });
+
+  it('a missing amount is still "is required"', () => {
+    expect(failure(withField(payins.PIX, "amount", undefined)).details).toEqual([
+      { path: "amount", message: "is required" },
+    ]);
+  });
+
   const CARD_BROKEN: Array<[string, string, unknown]> = [
     ["a card number failing Luhn", "number", "4111111111111112"],
     ["a card number with spaces", "number", "4111 1111 1111 1111"],

@@ -67,6 +67,41 @@ describe("GET /payout query", () => {
   });
 
   it.each([
+    ["a leap second", "2016-12-31T23:59:60Z"],
+    ["ten fraction digits", "2026-01-31T12:00:00.1234567891Z"],
+    ["a lowercase t and z", "2026-01-31t12:00:00z"],
+    ["an offset", "2026-01-31T09:00:00-03:00"],
+    ["a space as the separator", "2026-01-31 12:00:00Z"],
+    ["a date alone", "2026-01-31"],
+  ])("takes %s as a date filter", (_form, value) => {
+    for (const field of ["startDate", "endDate"])
+      expect(validate(PayoutListQuery, { [field]: value }), `${field}=${value}`).toMatchObject({
+        success: true,
+      });
+  });
+
+  it.each([
+    ["startDate", "2026-02-30T00:00:00Z"],
+    ["endDate", "2026-02-29"],
+    ["startDate", "2026-01-31T12:00:60Z"],
+    ["endDate", "2026-01-31T24:00:00Z"],
+  ])("refuses %s=%s, a moment that does not exist, as INVALID_DATA naming it", (field, value) => {
+    const result = failure(PayoutListQuery, { [field]: value });
+    expect(result.code).toBe("INVALID_DATA");
+    expect(result.details).toEqual([
+      {
+        path: field,
+        message: "must be an ISO 8601 date or date-time that exists (2026-01-31 or 2026-01-31T12:00:00Z)",
+      },
+    ]);
+  });
+
+  it("takes any page up to 2^53 - 1 and refuses the next", () => {
+    expect(validate(PayoutListQuery, { page: Number.MAX_SAFE_INTEGER })).toMatchObject({ success: true });
+    expect(failure(PayoutListQuery, { page: Number.MAX_SAFE_INTEGER + 1 }).details[0]?.path).toBe("page");
+  });
+
+  it.each([
     ["page 0", "page", 0],
     ["limit 0", "limit", 0],
     ["limit 101", "limit", 101],

@@ -5,11 +5,17 @@ export type {
   ControlScope,
 } from "./control/call.js";
 export {
+  type ControlListQuery,
   type ControlMethods,
   type MockControl,
   MockControlError,
 } from "./control/mock-control.js";
-export { CONTROL_CALLS, type ControlCallName, type ControlCalls } from "./control/table.js";
+export {
+  CONTROL_CALLS,
+  type ControlCallName,
+  type ControlCalls,
+  type WebhookListOptions,
+} from "./control/table.js";
 export type {
   AccountBalance,
   AccountKeys,
@@ -24,9 +30,11 @@ export type {
   ControlCallOptions,
   ControlListEntry,
   ControlListOptions,
+  ListenerView,
   SetClockParams,
   WebhookSecretView,
 } from "./domain/control.js";
+export type { DeliveryFilter, WebhookAttempt, WebhookDelivery } from "./domain/deliveries.js";
 export type { Fault, FaultParams, RateLimitParams } from "./domain/faults.js";
 export type { ListenAck, ListenAttempt, ListenParams, ListenResult } from "./domain/listeners.js";
 export {
@@ -43,8 +51,8 @@ export {
   RISK_EMAIL_SUFFIX,
   TEMPORARY_UNAVAILABLE_AMOUNT,
 } from "./domain/magic.js";
-export type { WebhookAttempt, WebhookDelivery } from "./domain/deliveries.js";
 export { BOLETO_EXPIRY_MS, PIX_EXPIRY_MS, type ThreeDSOutcome } from "./domain/payins.js";
+export { MOCK_ACQUIRER_ISPB } from "./domain/payouts.js";
 export {
   type PixDirectoryMode,
   type PixKeyEntry,
@@ -52,9 +60,8 @@ export {
   SEED_PIX_KEYS,
 } from "./domain/pix-directory.js";
 export type { StatusChange } from "./domain/records.js";
-export { MOCK_ACQUIRER_ISPB } from "./domain/payouts.js";
-export type { EngineOptions } from "./http/engine-options.js";
 export { type CreateEngineOptions, createEngine, type MockEngine } from "./http/engine.js";
+export type { EngineOptions } from "./http/engine-options.js";
 export { type EngineRequest, type EngineResponse, MAX_BODY_BYTES } from "./http/messages.js";
 export { readWebRequest, toWebResponse } from "./http/web.js";
 export type { DeliveryConcurrency } from "./internal/delivery-slots.js";

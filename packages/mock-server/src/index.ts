@@ -31,9 +31,11 @@ export type {
   ControlListEntry,
   ControlListName,
   ControlListOptions,
+  ControlListQuery,
   CreateAccountParams,
   CreateEngineOptions,
   DeliveryConcurrency,
+  DeliveryFilter,
   EngineOptions,
   EngineRequest,
   EngineResponse,
@@ -42,6 +44,7 @@ export type {
   FeeOverrides,
   ListenAck,
   ListenAttempt,
+  ListenerView,
   ListenParams,
   ListenResult,
   ListOptions,
@@ -62,6 +65,7 @@ export type {
   WebhookAttempt,
   WebhookDelivery,
   WebhookFetch,
+  WebhookListOptions,
   WebhookSecretView,
 } from "./engine.js";
 export {

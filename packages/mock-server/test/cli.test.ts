@@ -47,7 +47,9 @@ describe("paykit-mock (docs/decisions/mock-server-starting.md)", () => {
     const rest: string[] = [];
     for (let i = 0; i < 4; i += 1) rest.push((await lines.next()).value as string);
     expect(rest.join("\n")).toContain("pk_test_demo1234");
-    expect(rest.join("\n")).toContain("sk_test_demo5678");
+    // the secret key it was given is not printed back: the user has it
+    expect(rest.join("\n")).not.toContain("sk_test_demo5678");
+    expect(rest[2]).toBe("  secret key: the one given in --default-keys (not printed)");
     expect(rest[3]).toBe("  webhook secret: whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw");
     const res = await fetch(`${url}/payout`, {
       headers: { authorization: basic({ publicKey: "pk_test_demo1234", secretKey: "sk_test_demo5678" }) },
@@ -143,7 +145,7 @@ describe("paykit-mock (docs/decisions/mock-server-starting.md)", () => {
   }, 120_000);
 
   it.each([
-    [["--host", "0.0.0.0"], /--admin-token/],
+    [["--host", "0.0.0.0"], /set PAYKIT_MOCK_ADMIN_TOKEN=<token> \(or add --admin-token <token>/],
     [["--port", "70000"], /--port/],
     [["--default-keys", "pk_live_x:sk_live_y"], /pk_test_/],
     [["--webhook-secret", "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"], /whsec_/],
@@ -156,7 +158,7 @@ describe("paykit-mock (docs/decisions/mock-server-starting.md)", () => {
     [["--allowed-hosts", "https://mock.team.example"], /--allowed-hosts: .*without scheme or port/],
     [["--allowed-hosts", "mock.team.example:8080"], /--allowed-hosts: .*without scheme or port/],
     [["--allowed-hosts", " , "], /--allowed-hosts needs host names/],
-    [["--shared"], /--shared needs --admin-token/],
+    [["--shared"], /--shared needs an admin token, .*set PAYKIT_MOCK_ADMIN_TOKEN/],
     [["--store", "postgres://u@127.0.0.1:5432/db"], /--store postgres:\/\/… is a sandbox a team shares/],
     [["--store", "mysql://u@h/db", "--admin-token", "secret-token-1"], /PostgreSQL URL/],
     [["--data-dir", "a", "--store", "postgres://u@h/db", "--admin-token", "secret-token-1"], /give one/],
@@ -164,6 +166,27 @@ describe("paykit-mock (docs/decisions/mock-server-starting.md)", () => {
     [["--cache-records", "1e5"], /--cache-records must be a positive whole number, got 1e5/],
   ])("refuses %j", (args, message) => {
     expect(() => parseCliArgs(args)).toThrow(message);
+  });
+
+  it("reads the admin token from PAYKIT_MOCK_ADMIN_TOKEN when --admin-token is absent", () => {
+    const env = { PAYKIT_MOCK_ADMIN_TOKEN: "team-sandbox-token" };
+    expect(parseCliArgs(["--shared"], env)).toMatchObject({
+      adminToken: "team-sandbox-token",
+      sharedSandbox: true,
+    });
+    expect(parseCliArgs(["--host", "0.0.0.0"], env)).toMatchObject({ adminToken: "team-sandbox-token" });
+    expect(parseCliArgs(["--store", "postgres://u@h/db"], env)).toMatchObject({ sharedSandbox: true });
+    // the option wins; an empty variable is none
+    expect(parseCliArgs(["--admin-token", "from-the-flag"], env)).toMatchObject({
+      adminToken: "from-the-flag",
+    });
+    expect(parseCliArgs([], { PAYKIT_MOCK_ADMIN_TOKEN: "" })).toMatchObject({ adminToken: undefined });
+    expect(() => parseCliArgs(["--shared"], { PAYKIT_MOCK_ADMIN_TOKEN: "short" })).toThrow(
+      "PAYKIT_MOCK_ADMIN_TOKEN must have at least 8 characters",
+    );
+    expect(() => parseCliArgs([], { PAYKIT_MOCK_ADMIN_TOKEN: "team-sandbox-token\n" })).toThrow(
+      /PAYKIT_MOCK_ADMIN_TOKEN must not start or end with whitespace/,
+    );
   });
 
   it("reads --host [::1] as the bare IPv6 loopback", () => {
@@ -177,6 +200,20 @@ describe("paykit-mock (docs/decisions/mock-server-starting.md)", () => {
     expect(parseCliArgs(["--data-dir", "d", "--cache-records", "5000"])).toMatchObject({
       cacheRecords: 5000,
     });
+  });
+
+  it("--help gives each option of the server its own text, with at most one default", () => {
+    const options = USAGE.slice(USAGE.indexOf("Options of the server:"));
+    // each block: an option's line and the indented lines under it
+    const blocks = options.split(/\n(?= {2}--)/).slice(1);
+    expect(blocks.length).toBeGreaterThan(15);
+    for (const block of blocks) {
+      const name = block.trim().split(/\s/)[0];
+      // "(default …)" or "default: …", the clause that says what happens without the option
+      expect(block.match(/\(default|\bdefault:/gi)?.length ?? 0, `${name}: ${block}`).toBeLessThanOrEqual(1);
+    }
+    const cacheRecords = blocks.find((block) => block.trimStart().startsWith("--cache-records")) ?? "";
+    expect(cacheRecords).not.toContain("listening address");
   });
 
   it("reads the defaults", () => {

@@ -241,3 +241,92 @@ describe("the HTTP control client pages like the in-process one", () => {
     });
   });
 });
+
+// The delivery log's filters and order (issue 35: an agent finds the delivery of the payin it just paid).
+describe("the delivery log, filtered and newest first", () => {
+  let engine: MockEngine;
+  let approved: string;
+  let expired: string;
+  let failing: string;
+  beforeAll(async () => {
+    // one receiver answers 500: its delivery stays pending, waiting for a retry
+    const answer = async (url: string) => new Response(null, { status: url.includes("/down") ? 500 : 204 });
+    engine = createEngine({ autoAdvance: false, fetch: answer });
+    const payin = async (webhookUrl: string) =>
+      (await send(engine, "POST", "/payin", pixPayin({ webhookUrl }))).body.id as string;
+    approved = await payin("https://shop.test/hook");
+    expired = await payin("https://shop.test/hook");
+    failing = await payin("https://shop.test/down");
+    await engine.control.payPayin(approved, { awaitWebhooks: true });
+    await engine.control.expirePayin(expired, { awaitWebhooks: true });
+    await engine.control.payPayin(failing, { awaitWebhooks: true });
+  });
+  afterAll(() => engine?.close());
+  const ids = async (query: string) => {
+    const res = await send(engine, "GET", `/_mock/webhooks?${query}`);
+    expect(res.status, res.text).toBe(200);
+    return (res.body.data as { resourceId: string }[]).map((d) => d.resourceId);
+  };
+
+  it.each([
+    ["", () => [approved, expired, failing]],
+    ["order=newest", () => [failing, expired, approved]],
+    ["order=oldest", () => [approved, expired, failing]],
+    ["resourceId=%A", () => [approved]],
+    ["status=EXPIRED", () => [expired]],
+    ["status=APPROVED&order=newest", () => [failing, approved]],
+    ["state=pending", () => [failing]],
+    ["state=delivered&status=APPROVED", () => [approved]],
+    ["resourceId=%A&state=pending", () => []],
+    ["resourceId=pi_01JNOSUCHPAYIN0000000000000", () => []],
+  ])("GET /_mock/webhooks?%s", async (query, expected) => {
+    expect(await ids(query.replace("%A", approved))).toEqual(expected());
+  });
+
+  it("pages newest first with the filters kept by the cursor's caller", async () => {
+    const first = await send(engine, "GET", "/_mock/webhooks?order=newest&limit=2");
+    expect(first.body.data.map((d: { resourceId: string }) => d.resourceId)).toEqual([failing, expired]);
+    const next = await send(
+      engine,
+      "GET",
+      `/_mock/webhooks?order=newest&limit=2&cursor=${first.body.nextCursor}`,
+    );
+    expect(next.body.data.map((d: { resourceId: string }) => d.resourceId)).toEqual([approved]);
+    expect(next.body.nextCursor).toBeNull();
+  });
+
+  it("the typed control takes the same filters, in webhooks() and listPage/listAll", async () => {
+    const accountId = engine.account.accountId;
+    expect((await engine.control.webhooks(accountId, { resourceId: expired })).map((d) => d.status)).toEqual([
+      "EXPIRED",
+    ]);
+    const page = await engine.control.listPage("webhooks", { accountId, order: "newest", limit: 1 });
+    expect(page.data.map((d) => d.resourceId)).toEqual([failing]);
+    const all: string[] = [];
+    for await (const d of engine.control.listAll("webhooks", { state: "delivered", limit: 1 }))
+      all.push(d.resourceId);
+    expect(all).toEqual([approved, expired]);
+  });
+
+  it.each([
+    ["status=approved", "status"],
+    ["status=PAID", "status"],
+    ["state=lost", "state"],
+    ["order=latest", "order"],
+    ["resourceId=", "resourceId"],
+  ])("?%s is 400 INVALID_DATA naming %s", async (query, path) => {
+    const res = await send(engine, "GET", `/_mock/webhooks?${query}`);
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe("INVALID_DATA");
+    expect(res.body.details.map((d: { path: string }) => d.path)).toContain(path);
+  });
+
+  it("another list refuses a delivery filter, naming it", async () => {
+    await expect(engine.control.listPage("payins", { resourceId: approved } as never)).rejects.toMatchObject({
+      status: 400,
+      code: "INVALID_DATA",
+      details: [expect.objectContaining({ path: "resourceId" })],
+    });
+    expect((await send(engine, "GET", "/_mock/payins?order=newest")).status).toBe(400);
+  });
+});

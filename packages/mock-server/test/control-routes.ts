@@ -8,13 +8,15 @@ export type Scope = "open" | "global" | "account" | "caller";
 // Every control route, as the spec's tables would list it. `{A}` is filled with account A's resource.
 export const ROUTES: [method: string, path: string, scope: Scope, body?: unknown][] = [
   ["POST", "/_mock/accounts", "open", {}],
-  ["GET", "/_mock/accounts", "caller"],
+  ["GET", "/_mock/accounts", "global"],
+  ["GET", "/_mock/account", "caller"],
   ["GET", "/_mock/accounts/{account}", "account"],
   ["GET", "/_mock/accounts/{account}/clock", "account"],
   ["POST", "/_mock/accounts/{account}/clock", "account", { advanceMs: 3_600_000 }],
   ["POST", "/_mock/accounts/{account}/settings", "account", { kycApproved: true }],
   ["POST", "/_mock/accounts/{account}/webhook-secret", "account", {}],
   ["GET", "/_mock/accounts/{account}/webhook-secret", "account"],
+  ["GET", "/_mock/accounts/{account}/listener", "account"],
   ["POST", "/_mock/accounts/{account}/listen", "account", { listener: "listener-of-a-test", detach: true }],
   ["GET", "/_mock/payins?accountId={account}", "account"],
   ["GET", "/_mock/payins", "global"],

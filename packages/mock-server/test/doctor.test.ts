@@ -87,6 +87,9 @@ describe("runWebhookDoctor", () => {
     expect(report.ok).toBe(true);
     expect(report.cases.map((c) => c.name)).toEqual([
       "valid-payin",
+      "spaced-body",
+      "reordered-fields",
+      "escaped-unicode",
       "valid-payout",
       "duplicate",
       "in-progress-duplicate",
@@ -116,6 +119,55 @@ describe("runWebhookDoctor", () => {
     ]);
     expect(report.ok).toBe(false);
     expect(report.cases.find((c) => c.name === "unsigned")?.fix).toMatch(/signature/);
+  });
+
+  // docs/webhooks.md's first warning: express.json(), then verify JSON.stringify(req.body). A compact
+  // ASCII body comes back byte for byte, so only bytes a re-serialization changes tell it apart.
+  it("fails a receiver that verifies the parsed body written again, naming the mistake", async () => {
+    const wh = new Webhook(SECRET);
+    const url = await receiver((req, body, res) => {
+      const parsed = JSON.parse(body) as unknown; // what express.json() leaves in req.body
+      try {
+        wh.verify(JSON.stringify(parsed), req.headers as Record<string, string>);
+      } catch {
+        return void res.writeHead(400).end("bad signature");
+      }
+      res.writeHead(200).end("ok");
+    });
+    const report = await runWebhookDoctor({ url, secret: SECRET, timeoutMs: 2000 });
+    // parse-then-stringify keeps the field order it read: reordered fields come back as sent
+    expect(failed(report)).toEqual(expect.arrayContaining(["spaced-body", "escaped-unicode"]));
+    expect(failed(report)).not.toContain("valid-payin");
+    expect(failed(report)).not.toContain("reordered-fields");
+    const fix = report.cases.find((c) => c.name === "spaced-body")?.fix ?? "";
+    expect(fix).toContain("refused this well-signed one (400)");
+    expect(fix).toContain("JSON.stringify(req.body) after express.json()");
+    expect(fix).toContain('express.raw({ type: "application/json" })');
+  });
+
+  it("fails a receiver that rebuilds the event from its fields before verifying, on every raw-bytes case", async () => {
+    const wh = new Webhook(SECRET);
+    const url = await receiver((req, body, res) => {
+      const e = JSON.parse(body) as Record<string, unknown>;
+      // an object rebuilt in the receiver's own field order, as a schema's parse gives it
+      const rebuilt = Object.fromEntries(
+        Object.keys(e)
+          .sort()
+          .map((key) => [key, e[key]]),
+      );
+      try {
+        wh.verify(JSON.stringify(rebuilt), req.headers as Record<string, string>);
+      } catch {
+        return void res.writeHead(400).end("bad signature");
+      }
+      res.writeHead(200).end("ok");
+    });
+    const report = await runWebhookDoctor({ url, secret: SECRET, timeoutMs: 2000 });
+    for (const name of ["spaced-body", "reordered-fields", "escaped-unicode"])
+      expect(
+        report.cases.find((c) => c.name === name),
+        name,
+      ).toMatchObject({ required: true, passed: false });
   });
 
   it("fails a receiver that parses JSON and skips verification when the signature is missing", async () => {
@@ -166,11 +218,16 @@ describe("runWebhookDoctor", () => {
     expect(concurrent?.fix).toMatch(/^your handler threw \(500/);
     expect(failed(report)).toEqual([
       "valid-payin",
+      "spaced-body",
+      "reordered-fields",
+      "escaped-unicode",
       "valid-payout",
       "duplicate",
       "in-progress-duplicate",
       "charset-content-type",
     ]);
+    // the raw-bytes cases name the thrown error, not the re-serialization, when the handler throws
+    expect(report.cases.find((c) => c.name === "spaced-body")?.fix).toMatch(/^your handler threw \(500/);
   });
 
   it.each([

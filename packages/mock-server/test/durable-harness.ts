@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { expect } from "vitest";
 import { removeOnExit } from "../../../scripts/processes.mjs";
 import { sharedPostgresUrl } from "../../../tests/support/services.js";
+import { SEED_PIX_KEYS } from "../src/domain/pix-directory.js";
 import {
   type CreateEngineOptions,
   createEngine,
@@ -16,7 +17,6 @@ import {
   type MockEngine,
   type MockServer,
 } from "../src/index.js";
-import { SEED_PIX_KEYS } from "../src/domain/pix-directory.js";
 import { pixKeyId } from "../src/stores/memory/memory-state.js";
 import { migrate } from "../src/stores/sql/migrations.js";
 import { openPglite, openPostgres, type SqlDatabase } from "../src/stores/sql/sql-client.js";
@@ -238,7 +238,7 @@ export async function startClusterHarness(options: CreateEngineOptions): Promise
     if (sharing) sharing.cluster = opening;
     cluster = await opening;
   }
-  const { db, first, second, errors, adminToken } = cluster;
+  const { second, errors, adminToken } = cluster;
 
   return {
     name: "cluster",
@@ -270,4 +270,3 @@ export async function databaseName(db: SqlDatabase): Promise<string> {
   const { rows } = await db.query<{ name: string }>("SELECT current_database() AS name");
   return rows[0]!.name;
 }
-

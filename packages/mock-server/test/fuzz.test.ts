@@ -1074,8 +1074,17 @@ describe("fuzz: no input makes the mock answer 5xx or a non-JSON error", () => {
               url: (await sharedPostgresUrl()).replace(/\/[^/]*$/, `/${await databaseName(db)}`),
             };
             // a store keeps secret keys as hashes: both processes are given the default account's keys
-            const defaultAccount = { publicKey: "pk_test_fuzzcluster0000001", secretKey: "sk_test_fuzzcluster0000000000000001" };
-            const options = { adminToken: ADMIN_TOKEN, sharedSandbox: false, fetch: noWebhooks, store, defaultAccount };
+            const defaultAccount = {
+              publicKey: "pk_test_fuzzcluster0000001",
+              secretKey: "sk_test_fuzzcluster0000000000000001",
+            };
+            const options = {
+              adminToken: ADMIN_TOKEN,
+              sharedSandbox: false,
+              fetch: noWebhooks,
+              store,
+              defaultAccount,
+            };
             const first = await createMockServer(options);
             pair = { first, second: await createMockServer(options) };
           }

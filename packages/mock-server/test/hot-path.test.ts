@@ -331,7 +331,6 @@ describe("the Basic auth check (secret keys kept as hashes)", () => {
     expect(digest).toHaveBeenCalledTimes(3);
   });
 
-
   it.each([
     ["equal", "abc", "abc", true],
     ["one character apart", "abc", "abd", false],

@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AccountKeys } from "../src/domain/accounts.js";
-import { createMockServer, type MockServer } from "../src/index.js";
+import { createHttpControl, createMockServer, type MockServer } from "../src/index.js";
 import { type ListenedDelivery, ListenStoppedError, runListener } from "../src/listen/listener.js";
 import { basic, payoutBody, pixPayin, ref } from "./fixtures.js";
 
@@ -260,6 +260,21 @@ describe("paykit-mock listen on one mock", () => {
     expect(receiver.got.map((g) => [g.id, g.status])).toEqual([[payout.id, "PROCESSING"]]);
     const log = await mock.control.webhooks(keys.accountId);
     expect(log.find((d) => d.resourceId === payin.id)?.attempts[0]).toMatchObject({ statusCode: null });
+  });
+
+  it("GET /_mock/accounts/{id}/listener says whether a listener takes the account's deliveries, and which", async () => {
+    const { mock, receiver, keys } = await setUp();
+    const control = createHttpControl({ url: mock.url, credentials: keys });
+    expect(await control.listener(keys.accountId)).toEqual({ attached: false, events: null });
+    const listener = startListener(mock, keys, receiver.url, ["payout.*", "payin.approved"]);
+    await listener.ready;
+    expect(await control.listener(keys.accountId)).toEqual({
+      attached: true,
+      events: ["payout.*", "payin.approved"],
+    });
+    await listener.stop();
+    expect(await mock.control.listener(keys.accountId)).toEqual({ attached: false, events: null });
+    await expect(mock.control.listener("acct_nosuchaccount")).rejects.toMatchObject({ status: 404 });
   });
 
   it("lets a second listener take the account over; the first stops and is told why", async () => {

@@ -38,6 +38,8 @@ export interface McpSession {
   ): Promise<{ isError: boolean; text: string; json: unknown }>;
   /** What the server wrote to stderr so far. */
   stderr(): string;
+  /** The server's process id. */
+  pid: number;
 }
 
 /** Starts `paykit-mock mcp <args>` and connects the SDK's client to it. */
@@ -63,6 +65,7 @@ export async function startMcp(args: string[], env: Record<string, string> = {})
   await connected;
   return {
     client,
+    pid: transport.pid as number,
     stderr: () => stderr,
     async call(name, toolArgs = {}) {
       const result = await client.callTool({ name, arguments: toolArgs }, undefined, { timeout: 120_000 });

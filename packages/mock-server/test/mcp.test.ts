@@ -114,6 +114,82 @@ describe("paykit-mock mcp: the tools", () => {
     ).toMatchObject({ id: payin.id, status: "APPROVED" });
   });
 
+  it("createAccount signs with the receiver's --webhook-secret by default, and a receiver verifies its delivery", async () => {
+    // a session of its own: createAccount makes the new account the session's
+    const agent = await startMcp(["--url", mock.url, "--webhook-secret", WEBHOOK_SECRET]);
+    const opened = await agent.call("createAccount", { balance: 0 });
+    expect(opened.isError, opened.text).toBe(false);
+    const account = opened.json as Record<string, unknown>;
+    expect(account).toMatchObject({
+      webhookSigned: true,
+      webhookSecret: expect.stringContaining("withheld"),
+    });
+    expect(account.note).toContain("signed with your receiver's webhook secret");
+    expect((await agent.call("getAccount")).json).toMatchObject({
+      accountId: account.accountId,
+      webhookSigned: true,
+    });
+    const receiver = await localServer(() => ({ status: 204, body: "" }));
+    const payin = (await agent.call("createPayin", samplePayin("PIX", { webhookUrl: receiver.url })))
+      .json as { id: string };
+    expect((await agent.call("payPayin", { id: payin.id, awaitWebhooks: true })).isError).toBe(false);
+    const [sent] = receiver.received;
+    expect(
+      new Webhook(WEBHOOK_SECRET).verify(sent!.body, sent!.headers as Record<string, string>),
+    ).toMatchObject({ id: payin.id, status: "APPROVED" });
+    expect(opened.text).not.toContain(WEBHOOK_SECRET);
+  });
+
+  it("createAccount without any webhook secret says the account is unsigned, as getAccount does", async () => {
+    const unsigned = await startMcp(["--url", mock.url]);
+    const opened = await unsigned.call("createAccount", {});
+    expect(opened.isError, opened.text).toBe(false);
+    const account = opened.json as Record<string, unknown>;
+    // no "webhookSecret: (withheld…)" for a secret that does not exist
+    expect(account).not.toHaveProperty("webhookSecret");
+    expect(account).toMatchObject({ webhookSigned: false });
+    expect(account.note).toContain("unsigned (webhookSigned: false)");
+    expect(account.note).toContain("--webhook-secret");
+    expect((await unsigned.call("getAccount")).json).toMatchObject({ webhookSigned: false });
+    // signed once given one, and then said so
+    const signedNow = await unsigned.call("updateAccount", { webhookSecret: WEBHOOK_SECRET });
+    expect(signedNow.json).toMatchObject({ webhookSigned: true });
+    expect(signedNow.text).not.toContain(WEBHOOK_SECRET);
+  });
+
+  it("webhooks answers newest first, a page of 20, and finds a payin's delivery by resourceId and status", async () => {
+    const receiver = await localServer(() => ({ status: 204, body: "" }));
+    const paid: string[] = [];
+    for (let i = 0; i < 22; i++) {
+      const payin = (await session.call("createPayin", samplePayin("PIX", { webhookUrl: receiver.url })))
+        .json as { id: string };
+      expect((await session.call("payPayin", { id: payin.id, awaitWebhooks: true })).isError).toBe(false);
+      paid.push(payin.id);
+    }
+    type Page = { data: { resourceId: string; status: string; state: string }[]; nextCursor: string | null };
+    const newest = (await session.call("webhooks")).json as Page;
+    expect(newest.data).toHaveLength(20);
+    expect(newest.data.slice(0, 3).map((d) => d.resourceId)).toEqual(paid.slice(-3).reverse());
+    expect(newest.nextCursor).toEqual(expect.any(String));
+    const next = (await session.call("webhooks", { cursor: newest.nextCursor })).json as Page;
+    expect(next.data.map((d) => d.resourceId).slice(0, 2)).toEqual([paid[1], paid[0]]);
+    const one = (await session.call("webhooks", { resourceId: paid[5], status: "APPROVED" })).json as Page;
+    expect(one.data).toEqual([
+      expect.objectContaining({ resourceId: paid[5], status: "APPROVED", state: "delivered" }),
+    ]);
+    expect(
+      ((await session.call("webhooks", { resourceId: paid[5], status: "EXPIRED" })).json as Page).data,
+    ).toEqual([]);
+    const oldest = (await session.call("webhooks", { order: "oldest", limit: 1 })).json as Page;
+    expect(oldest.data).toHaveLength(1);
+    const { tools } = await session.client.listTools();
+    const tool = tools.find((t) => t.name === "webhooks");
+    expect(Object.keys(tool?.inputSchema.properties ?? {})).toEqual(
+      expect.arrayContaining(["resourceId", "status", "state", "order", "limit", "cursor"]),
+    );
+    expect(tool?.description).toContain("newest first");
+  });
+
   it("runs a payout to COMPLETED, finds it by referenceId, and refuses one above the cap", async () => {
     const request = samplePayout({ amount: 5_000 });
     const created = await session.call("createPayout", request);
@@ -213,7 +289,10 @@ describe("paykit-mock mcp: the tools", () => {
 
   it("opens an account for an agent without keys, shows its public key only, and acts on it", async () => {
     const fresh = await startMcp(["--url", mock.url]);
-    expect((await fresh.call("accountClock")).json).toMatchObject({ code: "NO_ACCOUNT" });
+    const none = await fresh.call("accountClock");
+    expect(none.json).toMatchObject({ code: "NO_ACCOUNT" });
+    // the server's own message names the keys to give, and the scrubber leaves it whole
+    expect(none.text).toContain("start the server with --keys pk_test_…:sk_test_…");
     const opened = await fresh.call("createAccount", { balance: 20_000, webhookSecret: WEBHOOK_SECRET });
     expect(opened.isError, opened.text).toBe(false);
     const account = opened.json as { accountId: string; publicKey: string; secretKey: string };

@@ -499,6 +499,45 @@ export function scenarioSuite(transport: TransportName): void {
         expect(empty.body).toEqual({ data: [], meta: { total: 0, page: 1, limit: 10, totalPages: 0 } });
       });
 
+      it("reads startDate and endDate as RFC 3339 allows, to the millisecond", async () => {
+        const a = apiOf(h, await h.control.createAccount({ balance: 1_000_000 }));
+        // The clock moves on with real time once set: a minute is room enough for a loaded machine.
+        await h.control.setClock({ now: "2030-03-12T23:59:00.000Z" });
+        const before = (await a.post("/payout", payoutBody())).body.id;
+        await h.control.setClock({ now: "2030-03-13T00:00:00.000Z" });
+        const after = (await a.post("/payout", payoutBody())).body.id;
+        const ids = async (query: string) => {
+          const res = await a.get(`/payout?${query}`);
+          expect(res.status, `${query}: ${JSON.stringify(res.body)}`).toBe(200);
+          return res.body.data.map((p: { id: string }) => p.id);
+        };
+        // a leap second lies between the last millisecond of a day and the first of the next
+        expect(await ids("endDate=2030-03-12T23:59:60Z")).toEqual([before]);
+        expect(await ids("startDate=2030-03-12T23:59:60Z")).toEqual([after]);
+        // ten fraction digits, lowercase t and z: each bound rounds toward the inside of its range
+        expect(await ids("startDate=2030-03-12t23:59:59.9999999999z")).toEqual([after]);
+        expect(await ids("endDate=2030-03-12T23:59:59.9999999999Z")).toEqual([before]);
+        // an offset, with its sign encoded
+        expect(await ids(`endDate=${encodeURIComponent("2030-03-12T20:59:59.999-03:00")}`)).toEqual([before]);
+        expect(await ids(`startDate=${encodeURIComponent("2030-03-13T05:30:00+05:30")}`)).toEqual([after]);
+      });
+
+      it.each([
+        ["startDate=2030-02-30T00:00:00Z", "startDate"],
+        ["endDate=2030-02-29", "endDate"],
+        ["startDate=2030-03-12T12:00:60Z", "startDate"],
+      ])(
+        "refuses ?%s, a moment that does not exist, with 400 INVALID_DATA naming %s",
+        async (query, path) => {
+          const res = await api.get(`/payout?${query}`);
+          expect(res.status).toBe(400);
+          expect(res.body).toMatchObject({
+            code: "INVALID_DATA",
+            details: [{ path, message: expect.stringContaining("that exists") }],
+          });
+        },
+      );
+
       it.each([
         ["limit=0", "limit"],
         ["limit=101", "limit"],

@@ -112,6 +112,7 @@ describe.each([...TRANSPORTS, "cluster" as const])(
           flush: () => Promise.reject(new Error("not called")),
           attempted: () => Promise.reject(new Error("not called")),
           listen: () => Promise.reject(new Error("not called")),
+          listenerOf: () => Promise.reject(new Error("not called")),
         },
         startPixKeys: () => [],
       };
@@ -148,10 +149,15 @@ describe.each([...TRANSPORTS, "cluster" as const])(
       },
     );
 
-    it("the account list shows account keys their own account alone, and the admin every account", async () => {
-      const mine = await call("GET", "/_mock/accounts", { authorization: basic(b) });
+    it("the account list is the admin's (403 to account keys, as docs/testing.md says); GET /_mock/account answers the keys their own", async () => {
+      const listed = await call("GET", "/_mock/accounts", { authorization: basic(b) });
+      expect([listed.status, listed.body.code]).toEqual([403, "FORBIDDEN"]);
+      const mine = await call("GET", "/_mock/account", { authorization: basic(b) });
       expect(mine.status).toBe(200);
-      expect(mine.body.data.map((x: { accountId: string }) => x.accountId)).toEqual([b.accountId]);
+      expect(mine.body).toMatchObject({ accountId: b.accountId, publicKey: b.publicKey });
+      expect(mine.body).not.toHaveProperty("secretKey");
+      // the admin token names no account of its own
+      expect((await call("GET", "/_mock/account", admin)).status).toBe(404);
       const all = await call("GET", "/_mock/accounts", admin);
       expect(all.body.data.map((x: { accountId: string }) => x.accountId)).toEqual(
         expect.arrayContaining([a.accountId, b.accountId]),

@@ -44,6 +44,31 @@ describe.each(TRANSPORTS)("the mock's surface over %s", (transport) => {
     }
   });
 
+  it("GET /_mock/account answers the account of the request's keys, on a mock with an admin token too", async () => {
+    const own = (await send("/_mock/account", { headers: { authorization: basic(h.account) } })) as Response;
+    expect(own.status).toBe(200);
+    expect(await own.json()).toMatchObject({
+      accountId: h.account.accountId,
+      publicKey: h.account.publicKey,
+    });
+    const unknown = { publicKey: "pk_test_nobody12", secretKey: "sk_test_nobody12" };
+    expect((await send("/_mock/account", { headers: { authorization: basic(unknown) } })).status).toBe(404);
+    const guarded = await startHarness(transport, { autoAdvance: false, adminToken: "admin-token-123" });
+    try {
+      const keys = { authorization: basic(guarded.account) };
+      const mine = (await guarded.send("/_mock/account", { headers: keys })) as Response;
+      expect([mine.status, ((await mine.json()) as { accountId: string }).accountId]).toEqual([
+        200,
+        guarded.account.accountId,
+      ]);
+      // keys read their own account and nothing else of a guarded mock
+      expect(((await guarded.send("/_mock/accounts", { headers: keys })) as Response).status).toBe(401);
+      expect(((await guarded.send("/_mock/account")) as Response).status).toBe(401);
+    } finally {
+      await guarded.close();
+    }
+  });
+
   it.each(["/payout", "/_mock/clock", "/_mock/accounts", "/_mock/dashboard", "/_mock/acquirer/three-ds.js"])(
     "HEAD %s answers like GET, without a body",
     async (path) => {

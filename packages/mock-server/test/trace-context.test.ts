@@ -225,7 +225,9 @@ describe.each(["memory", "pglite"] as const)(
         "a payout",
         "PENDING",
         async (turn: Turn, accountId: string) =>
-          createPayout(turn, await turn.account(accountId), payoutBody(), trace, (id) => settledAccount(turn, id)),
+          createPayout(turn, await turn.account(accountId), payoutBody(), trace, (id) =>
+            settledAccount(turn, id),
+          ),
       ],
     ])(
       "%s (%s) has it when the rules first write the record, and keeps it in the store",

@@ -1,11 +1,16 @@
 // `paykit-mock trigger` end to end: the CLI in its own process against a real mock, and its reading of
 // arguments and environment.
 import { once } from "node:events";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createInterface } from "node:readline";
+import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawnGroup } from "../../../scripts/processes.mjs";
-import { createMockServer, type MockServer } from "../src/index.js";
+import { spawnGroup, stopGroup } from "../../../scripts/processes.mjs";
+import { createMockServer, type MockServer, samplePayin } from "../src/index.js";
 import type { TriggerRun } from "../src/scenarios/run.js";
 import { TRIGGER_SCENARIOS } from "../src/scenarios/scenarios.js";
 import { TriggerRefusedError } from "../src/scenarios/target.js";
@@ -182,6 +187,141 @@ describe("paykit-mock trigger, the command", () => {
     ]);
     expect(code).toBe(1);
     expect(stdout).toContain("Did not end as stated:\n  - POST /payin failed: 403 CREDIT_CARD_NOT_ENABLED");
+  }, 120_000);
+});
+
+// `paykit-mock listen` and `trigger` together, as Stripe's users run `stripe listen` and `stripe trigger`:
+// with a listener attached and no --webhook-url, the scenario's webhooks reach the listener's receiver.
+describe("paykit-mock trigger with paykit-mock listen", () => {
+  const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+  let mock: MockServer;
+  let keys: { publicKey: string; secretKey: string; accountId: string };
+  let receiver: Server;
+  let forwardTo: string;
+  const received: { headers: Record<string, string>; body: string }[] = [];
+  beforeAll(async () => {
+    mock = await createMockServer({ autoAdvance: false });
+    keys = await mock.control.createAccount({ webhookSecret: SECRET, balance: 1_000_000 });
+    receiver = createServer((req, res) => {
+      let body = "";
+      req.on("data", (chunk: Buffer) => (body += chunk.toString("utf8")));
+      req.on("end", () => {
+        received.push({ headers: req.headers as Record<string, string>, body });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+    forwardTo = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/webhooks`;
+  });
+  afterAll(async () => {
+    await mock?.close();
+    receiver?.closeAllConnections();
+    await new Promise((resolve) => receiver?.close(resolve));
+  });
+  const env = () => ({ PAYKIT_PUBLIC_KEY: keys.publicKey, PAYKIT_SECRET_KEY: keys.secretKey });
+
+  /** Runs `paykit-mock listen` until `body` is done, once it said Ready. */
+  async function listening(extra: string[], body: () => Promise<void>): Promise<void> {
+    const listener = spawnGroup(
+      process.execPath,
+      [await mockCli(), "listen", "--url", mock.url, "--forward-to", forwardTo, ...extra],
+      { stdio: ["ignore", "pipe", "pipe"], env: cleanEnv(env()) },
+    );
+    try {
+      for await (const line of createInterface({ input: listener.stdout! }))
+        if (line.startsWith("Ready:")) break;
+      await body();
+    } finally {
+      await stopGroup(listener);
+    }
+  }
+
+  it("sends the scenario's webhooks to the listener's receiver when no --webhook-url is given", async () => {
+    await listening([], async () => {
+      const { code, stdout, stderr } = await trigger(["payin.approved", "--url", mock.url], env());
+      expect(stderr).toBe("");
+      expect(code).toBe(0);
+      expect(stdout).toContain("Webhooks to your paykit-mock listen:\n");
+      expect(stdout).toMatch(/^ {2}APPROVED +payin pi_\w+ {2}delivered, 1 attempt, answered 204$/m);
+    });
+    expect(received).toHaveLength(1);
+    const [sent] = received;
+    expect(new Webhook(SECRET).verify(sent!.body, sent!.headers)).toMatchObject({ status: "APPROVED" });
+  }, 120_000);
+
+  it("says so when the listener takes other events, and sends nothing", async () => {
+    received.length = 0;
+    await listening(["--events", "payout.*"], async () => {
+      const { code, stdout } = await trigger(["payin.approved", "--url", mock.url], env());
+      expect(code).toBe(0);
+      expect(stdout).toContain(
+        "Note: a paykit-mock listen is attached to the account but takes only payout.*, not payin.approved: give --webhook-url, or listen without --events",
+      );
+      expect(stdout).toContain("Webhooks: none, the resource was made without a webhookUrl");
+    });
+    expect(received).toHaveLength(0);
+  }, 120_000);
+
+  it("says how to get webhooks when neither a listener nor --webhook-url is there", async () => {
+    const { code, stdout } = await trigger(["payin.approved", "--url", mock.url], env());
+    expect(code).toBe(0);
+    expect(stdout).toContain(
+      "give --webhook-url <your receiver>, or run paykit-mock listen on the account first",
+    );
+  }, 120_000);
+
+  it("reads --amount, --reference-id and --data, and drives --payin; a bad --data file is refused naming it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "paykit-trigger-"));
+    try {
+      const data = join(dir, "order.json");
+      writeFileSync(data, JSON.stringify({ customer: { name: "João Ninguém" } }));
+      const made = await trigger(
+        [
+          "payin.approved",
+          "--url",
+          mock.url,
+          "--amount",
+          "14990",
+          "--reference-id",
+          "cli-order-1",
+          "--data",
+          data,
+          "--json",
+        ],
+        env(),
+      );
+      expect(made.code, made.stderr).toBe(0);
+      const run = JSON.parse(made.stdout) as TriggerRun;
+      const [payin] = await mock.control.payins(keys.accountId, { limit: 1 });
+      expect(payin).toMatchObject({ id: run.steps[0]?.id, amount: 14_990, referenceId: "cli-order-1" });
+      expect(payin?.customer.name).toBe("João Ninguém");
+
+      const pending = await fetch(`${mock.url}/payin`, {
+        method: "POST",
+        headers: {
+          authorization: `Basic ${btoa(`${keys.publicKey}:${keys.secretKey}`)}`,
+          "content-type": "application/json",
+        },
+        body: JSON.stringify(samplePayin("BOLETO")),
+      });
+      const { id } = (await pending.json()) as { id: string };
+      const driven = await trigger(["payin.approved", "--url", mock.url, "--payin", id], env());
+      expect(driven.code, driven.stderr).toBe(0);
+      expect(driven.stdout).toContain(`payin.approved --method BOLETO on ${mock.url}`);
+      expect(driven.stdout).toContain(`Driving payin ${id}, PENDING before the run`);
+      expect(driven.stdout).toMatch(new RegExp(`^ {2}payPayin {2}payin ${id} {2}APPROVED$`, "m"));
+
+      writeFileSync(data, "{ customer: oops }");
+      const bad = await trigger(["payin.approved", "--url", mock.url, "--data", data], env());
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).toContain(`--data: ${data} is not JSON (`);
+      writeFileSync(data, JSON.stringify({ customer: { document: "123" } }));
+      const invalid = await trigger(["payin.approved", "--url", mock.url, "--data", data], env());
+      expect(invalid.code).toBe(2);
+      expect(invalid.stderr).toMatch(/the payin request is invalid: --data: customer\.document /);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   }, 120_000);
 });
 

@@ -106,6 +106,34 @@ describe.each(["memory", "pglite", "postgres"] as const)(
       expect(verified).toMatchObject({ id: payin.id });
     });
 
+    // docs/decisions/webhook-body-bytes.md: the bytes are not JavaScript's compact JSON, so a receiver
+    // that verifies a body parsed and written again fails against the mock as it would in production.
+    it("writes a delivery's body so that JSON.stringify(JSON.parse(body)) does not give its bytes back", async () => {
+      const got = await receiver();
+      cleanups.push(() => new Promise<void>((r) => got.server.close(() => r())));
+      const { engine, close } = await startEngine(kind, {
+        autoAdvance: false,
+        defaultAccount: { webhookSecret: SECRET },
+      });
+      cleanups.push(close);
+      const payin = await post(
+        engine,
+        "/payin",
+        pixPayin({
+          webhookUrl: `http://127.0.0.1:${got.port}/hooks`,
+          customer: { ...pixPayin().customer, name: "João Conceição" },
+        }),
+      );
+      await engine.control.payPayin(payin.id, { awaitWebhooks: true });
+      const [delivery] = got.received;
+      expect(delivery?.body).toMatch(/^\{"id": "pi_\w+", "status": "APPROVED", /);
+      expect(delivery?.body).toContain('"name": "Jo\\u00e3o Concei\\u00e7\\u00e3o"');
+      const headers = delivery?.headers as Record<string, string>;
+      expect(new Webhook(SECRET).verify(delivery!.body, headers)).toMatchObject({ id: payin.id });
+      const reserialized = JSON.stringify(JSON.parse(delivery!.body));
+      expect(() => new Webhook(SECRET).verify(reserialized, headers)).toThrow();
+    });
+
     it("retries at +5 s, 30 s, 2 min, 10 min, 30 min, 1 h, 3 h on the mock clock, then marks the delivery failed", async () => {
       const calls: string[] = [];
       const fetch: WebhookFetch = async (_url, init) => {

@@ -6,7 +6,7 @@
  */
 // What a merchant writes, from this one package: the contract's request and record types, the status
 // guards (zod-free rules), and what a webhook receiver needs. Values come from light entry points
-// only (`/rules`, `/errors`, `/dedupe`), so importing the client loads no schema.
+// only (`/rules`, `/errors`, `/dedupe`, `/order`), so importing the client loads no schema.
 export type {
   Address,
   Antifraud,
@@ -71,6 +71,23 @@ export {
   WebhookVerificationError,
   type WebhookVerificationErrorCode,
 } from "@paykit/webhooks/errors";
+export {
+  MemoryOrderStore,
+  type MemoryOrderStoreOptions,
+  type OrderBegin,
+  type OrderClaim,
+  type OrderOutcome,
+  type OrderState,
+  type OrderVerdict,
+  orderClaimOf,
+  WebhookOrderGuard,
+  type WebhookOrderGuardOptions,
+  type WebhookOrderStore,
+  type WebhookResourceKind,
+  webhookOrderClaim,
+  webhookOrderKey,
+  webhookOrderVerdict,
+} from "@paykit/webhooks/order";
 export { Paykit, type PaykitDescription } from "./client.js";
 export type { PaykitOptions, RequestOptions } from "./core/config.js";
 export type {

@@ -61,7 +61,7 @@ export function PaykitPayment(props: PaykitPaymentProps): ReactElement {
     // mount be cancelled before it opened anything, so the page holds one screen and one status stream.
     queueMicrotask(() => {
       if (cancelled) return;
-      const { payin, statusUrl, locale, strings, expiresAt, threeDS, stylesheetUrl, onError } =
+      const { payin, statusUrl, locale, strings, expiresAt, threeDS, stylesheetUrl, onError, onRenew } =
         latest.current;
       try {
         screen = mountPayment(element, {
@@ -74,6 +74,8 @@ export function PaykitPayment(props: PaykitPaymentProps): ReactElement {
           stylesheetUrl,
           onFinal: (status) => latest.current.onFinal?.(status),
           onError: (error) => latest.current.onError?.(error),
+          // Whether the screen offers renewal is decided at mount, as for threeDS; the latest onRenew answers.
+          onRenew: onRenew && ((expired) => latest.current.onRenew!(expired)),
         });
         setState("drawn");
       } catch (error) {

@@ -152,6 +152,56 @@ describe("<PaykitPayment>", () => {
   });
 });
 
+describe("onRenew", () => {
+  const renewed = {
+    ...PIX,
+    id: "pi_01JD2222222222222222222222",
+    createdAt: new Date(CREATED + 3_600_000).toISOString(),
+  };
+  const expire = () => act(() => vi.advanceTimersByTimeAsync(3_600_000));
+  const renewButton = (container: HTMLElement) =>
+    screens(container)[0]!.querySelector<HTMLButtonElement>("[part~=renew-button]");
+
+  it("offers 'Gerar novo Pix' when the PIX expires; the latest onRenew gives the new payin, whose APPROVED reaches onFinal", async () => {
+    const first = vi.fn();
+    const latest = vi.fn(async () => renewed);
+    const onFinal = vi.fn();
+    const { container, rerender } = await render(payment({ onRenew: first }));
+    await rerender(payment({ onRenew: latest, onFinal }));
+    await expire();
+    expect(renewButton(container)!.textContent).toBe("Gerar novo Pix");
+    await act(async () => renewButton(container)!.click());
+    expect(first).not.toHaveBeenCalled();
+    expect(latest).toHaveBeenCalledExactlyOnceWith(PIX);
+    const [screen, ...others] = screens(container);
+    expect(others).toHaveLength(0);
+    expect(screen!.querySelector("h2")!.textContent).toBe("Pague com PIX");
+    expect(FakeEventSource.open().map((source) => source.url)).toEqual([`/payment-status?id=${renewed.id}`]);
+    const approved = { ...statusOf("APPROVED"), id: renewed.id };
+    await act(async () => FakeEventSource.open()[0]!.send(approved));
+    expect(onFinal).toHaveBeenCalledExactlyOnceWith(approved);
+  });
+
+  it("without onRenew, an expired PIX ends the screen as before", async () => {
+    const { container } = await render(payment());
+    await expire();
+    expect(screens(container)[0]!.querySelector("[part=message]")!.textContent).toBe(
+      "O prazo para pagar terminou. Faça um novo pedido.",
+    );
+    expect(renewButton(container)).toBeNull();
+  });
+
+  it("unmounting after a renewal stops the renewed payin's screen", async () => {
+    const { container, unmount } = await render(payment({ onRenew: () => renewed }));
+    await expire();
+    await act(async () => renewButton(container)!.click());
+    expect(FakeEventSource.open()).toHaveLength(1);
+    await unmount();
+    expect(FakeEventSource.open()).toHaveLength(0);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+});
+
 describe("the placeholder", () => {
   it("is what the server renders: the container with a status text in the payin's language", () => {
     expect(renderToString(payment({ className: "checkout" }))).toBe(

@@ -1,5 +1,6 @@
 /**
- * Parse and verify Paykit webhook deliveries (Standard Webhooks signatures) and handle each one once.
+ * Parse and verify Paykit webhook deliveries (Standard Webhooks signatures), handle each one once, and
+ * apply each payin's and payout's in order.
  *
  * @packageDocumentation
  * @module @paykit/webhooks
@@ -25,6 +26,23 @@ export {
   type WebhookVerificationErrorCode,
 } from "./errors.js";
 export type { PayinWebhookEvent, PayoutWebhookEvent, RawWebhookBody, WebhookEvent } from "./event.js";
+export {
+  MemoryOrderStore,
+  type MemoryOrderStoreOptions,
+  type OrderBegin,
+  type OrderClaim,
+  type OrderOutcome,
+  type OrderState,
+  type OrderVerdict,
+  orderClaimOf,
+  WebhookOrderGuard,
+  type WebhookOrderGuardOptions,
+  type WebhookOrderStore,
+  type WebhookResourceKind,
+  webhookOrderClaim,
+  webhookOrderKey,
+  webhookOrderVerdict,
+} from "./order.js";
 export { type ParseWebhookOptions, parseWebhook } from "./parse.js";
 export { type ParseWebhookRequestOptions, parseWebhookRequest } from "./request.js";
 export {

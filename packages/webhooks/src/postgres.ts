@@ -1,16 +1,26 @@
 /**
- * A PostgreSQL de-duplication store shared by every instance of a webhook receiver.
+ * The PostgreSQL stores shared by every instance of a webhook receiver: de-duplication and order.
  *
  * @packageDocumentation
  * @module @paykit/webhooks/postgres
  */
 import type { DedupBeginResult, WebhookDedupStore } from "./dedupe.js";
+import {
+  assertQueryClient,
+  assertTableName,
+  indexName,
+  type PostgresClient,
+} from "./internal/postgres-client.js";
 
-/** A PostgreSQL client as `PostgresDedupStore` uses it: a `pg` `Pool` (or `Client`), or anything with its `query`. */
-export interface PostgresDedupClient {
-  /** Runs one parameterized statement (`$1`, `$2`, …) and answers its rows. */
-  query(text: string, values?: unknown[]): Promise<{ rows: Record<string, unknown>[] }>;
-}
+export type { PostgresClient } from "./internal/postgres-client.js";
+export {
+  PostgresOrderStore,
+  type PostgresOrderStoreOptions,
+  postgresOrderSchema,
+} from "./postgres-order.js";
+
+/** A PostgreSQL client as `PostgresDedupStore` uses it: the same as {@link PostgresClient}. */
+export type PostgresDedupClient = PostgresClient;
 
 /** Options of {@link PostgresDedupStore}. */
 export interface PostgresDedupStoreOptions {
@@ -21,15 +31,13 @@ export interface PostgresDedupStoreOptions {
   table?: string;
 }
 
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]{0,62}(\.[A-Za-z_][A-Za-z0-9_]{0,62})?$/;
-
 /**
  * The table `PostgresDedupStore` uses, for migrations managed outside the app (`ensureSchema()` runs
  * the same statements). A row is a lease (`token` set) or a done mark (`token` null) until `expires_at`.
  */
 export function postgresDedupSchema(table = "paykit_webhook_dedup"): string {
-  assertIdentifier(table);
-  const index = `${table.replace(".", "_")}_expires_at_idx`.split(".").pop() as string;
+  assertTableName(table, "PostgresDedupStore");
+  const index = indexName(table, "expires_at");
   return `CREATE TABLE IF NOT EXISTS ${table} (
   key text PRIMARY KEY,
   token text,
@@ -60,11 +68,9 @@ export class PostgresDedupStore implements WebhookDedupStore {
   readonly #table: string;
 
   constructor(client: PostgresDedupClient, options: PostgresDedupStoreOptions = {}) {
-    if (client === null || typeof client !== "object" || typeof client.query !== "function") {
-      throw new TypeError("PostgresDedupStore: client must be a pg Pool or Client");
-    }
+    assertQueryClient(client, "PostgresDedupStore");
     this.#table = options.table ?? "paykit_webhook_dedup";
-    assertIdentifier(this.#table);
+    assertTableName(this.#table, "PostgresDedupStore");
     this.#client = client;
   }
 
@@ -129,13 +135,5 @@ export class PostgresDedupStore implements WebhookDedupStore {
       `DELETE FROM ${this.#table} WHERE expires_at <= clock_timestamp() RETURNING key`,
     );
     return purged.rows.length;
-  }
-}
-
-function assertIdentifier(table: string): void {
-  if (!IDENTIFIER.test(table)) {
-    throw new TypeError(
-      "PostgresDedupStore: table must be letters, digits and underscores, optionally schema-qualified",
-    );
   }
 }

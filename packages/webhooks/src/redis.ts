@@ -1,29 +1,26 @@
 /**
- * A Redis de-duplication store shared by every instance of a webhook receiver.
+ * The Redis stores shared by every instance of a webhook receiver: de-duplication and order.
  *
  * @packageDocumentation
  * @module @paykit/webhooks/redis
  */
 import type { DedupBeginResult, WebhookDedupStore } from "./dedupe.js";
+import {
+  assertRedisClient,
+  type IoRedisClient,
+  type NodeRedisClient,
+  sendRedisCommand,
+} from "./internal/redis-client.js";
+
+export type { IoRedisClient, NodeRedisClient } from "./internal/redis-client.js";
+export { RedisOrderStore, type RedisOrderStoreOptions } from "./redis-order.js";
 
 /**
- * A Redis client as `RedisDedupStore` uses it: node-redis (`redis` 4-6, `createClient()`), which
+ * A Redis client as the Redis stores use it: node-redis (`redis` 4-6, `createClient()`), which
  * has `sendCommand(args)`, or ioredis, which has `call(command, ...args)`. Cluster clients of either work
  * too, as every script touches one key.
  */
 export type RedisDedupClient = NodeRedisClient | IoRedisClient;
-
-/** The part of a node-redis client the store uses. */
-export interface NodeRedisClient {
-  /** Sends one raw command, e.g. `["SET", key, value]`. */
-  sendCommand(args: string[]): Promise<unknown>;
-}
-
-/** The part of an ioredis client the store uses. */
-export interface IoRedisClient {
-  /** Sends one raw command, e.g. `call("SET", key, value)`. */
-  call(command: string, ...args: (string | number)[]): Promise<unknown>;
-}
 
 /** Options of {@link RedisDedupStore}. */
 export interface RedisDedupStoreOptions {
@@ -62,14 +59,7 @@ export class RedisDedupStore implements WebhookDedupStore {
   readonly #prefix: string;
 
   constructor(client: RedisDedupClient, options: RedisDedupStoreOptions = {}) {
-    if (
-      client === null ||
-      typeof client !== "object" ||
-      (typeof (client as { sendCommand?: unknown }).sendCommand !== "function" &&
-        typeof (client as { call?: unknown }).call !== "function")
-    ) {
-      throw new TypeError("RedisDedupStore: client must be a node-redis or ioredis client");
-    }
+    assertRedisClient(client, "RedisDedupStore");
     this.#client = client;
     this.#prefix = options.keyPrefix ?? "paykit:webhook-dedup:";
   }
@@ -101,11 +91,6 @@ export class RedisDedupStore implements WebhookDedupStore {
   }
 
   #command(args: string[]): Promise<unknown> {
-    const client = this.#client as { sendCommand?: (a: string[]) => Promise<unknown> } & {
-      call?: (c: string, ...a: string[]) => Promise<unknown>;
-    };
-    // ioredis has both `call` and a lower-level `sendCommand(Command)`; `call` is its raw-command API.
-    if (typeof client.call === "function") return client.call(args[0] as string, ...args.slice(1));
-    return (client.sendCommand as (a: string[]) => Promise<unknown>)(args);
+    return sendRedisCommand(this.#client, args);
   }
 }

@@ -2,6 +2,8 @@
 // strict CSP docs/checkout.md promises: draw the screen of the shop's real PIX payin (the QR code and
 // the same code to copy), then, once the mock's customer paid and the webhook reached the endpoint's
 // `notify`, show the approved state live and tell the page (`onFinal`, or the `paykit-final` event).
+// A block that renews (`onRenew`, `renewPayin`) first sees the mock expire that payin, presses "Gerar novo
+// Pix", and must then draw the new payin the shop created, which is the one paid.
 import type { Locator, Page } from "playwright-core";
 import type { Shop } from "./shop.js";
 import { world } from "./world.js";
@@ -22,8 +24,10 @@ export async function expectScreenApproved(options: {
   errors: string[];
   /** Whether the page was told the payin is APPROVED. */
   told: () => Promise<boolean>;
+  /** Whether the block renews an expired PIX: the payin paid is then the shop's renewal. */
+  renew?: boolean;
 }): Promise<void> {
-  const { screen, shop, where, errors, told } = options;
+  const { screen, shop, where, errors, told, renew } = options;
   const problems = () => `page errors: ${errors.join("; ") || "none"}`;
   await screen
     .locator("svg")
@@ -35,8 +39,29 @@ export async function expectScreenApproved(options: {
   const code = await screen.locator("textarea").inputValue();
   if (code !== shop.pix.pix.qrcode) throw new Error(`${where}: the code to copy is not the payin's: ${code}`);
 
-  await world().mock.control.payPayin(shop.pix.id); // the mock's customer pays
-  await shop.notifyFromWebhook(shop.pix.id);
+  let payin = shop.pix;
+  if (renew) {
+    await world().mock.control.expirePayin(shop.pix.id);
+    await shop.notifyFromWebhook(shop.pix.id);
+    await screen
+      .locator("[part~=renew-button]")
+      .click({ timeout: WAIT_MS })
+      .catch((error: Error) => {
+        throw new Error(`${where}: no renew button after the expiry (${error.message}); ${problems()}`);
+      });
+    const until = Date.now() + WAIT_MS;
+    while (shop.renewed.length === 0 || (await screen.locator("textarea").count()) === 0) {
+      if (Date.now() > until) throw new Error(`${where}: no renewed payin drawn within 10 s; ${problems()}`);
+      await new Promise((done) => setTimeout(done, 50));
+    }
+    payin = shop.renewed[0] as typeof payin;
+    const renewed = await screen.locator("textarea").inputValue();
+    if (renewed !== payin.pix.qrcode)
+      throw new Error(`${where}: the code to copy is not the renewal's: ${renewed}`);
+  }
+
+  await world().mock.control.payPayin(payin.id); // the mock's customer pays
+  await shop.notifyFromWebhook(payin.id);
   const until = Date.now() + WAIT_MS;
   for (;;) {
     if (errors.length > 0) throw new Error(`${where}: ${problems()}`);

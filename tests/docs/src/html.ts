@@ -1,7 +1,8 @@
 // HTML blocks load in real Chromium (Debian's, never downloaded). A block loading the 3DS `<script>`
 // build of @paykit/browser runs on a page served through playwright's router (its script URL answered,
 // self-hosted or CDN) and must leave `window.Paykit` defined. A block placing `<paykit-payment>` runs on
-// the shop's loopback server under a strict CSP and must reach the approved state (checkout-screen.ts).
+// the shop's loopback server under a strict CSP and must reach the approved state (checkout-screen.ts);
+// one that also loads the 3DS build and has a form takes a card through the bank's challenge (card-page.ts).
 // `context=checkout-page` blocks are bundled and run on the shop's page: a 3DS block through the mock
 // acquirer's challenge, a payment-screen block (`mountPayment`) up to the approved state.
 import { readFileSync } from "node:fs";
@@ -9,6 +10,7 @@ import { createRequire } from "node:module";
 import { fileURLToPath } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import { launchChromium } from "../../support/chromium.js";
+import { isCardPage, runCardPageBlock } from "./card-page.js";
 import { expectScreenApproved, STRICT_CSP } from "./checkout-screen.js";
 import type { DocBlock } from "./extract.js";
 import { type PixPayin, type Shop, startShop } from "./shop.js";
@@ -42,6 +44,14 @@ async function openPage(): Promise<{ page: Page; errors: string[] }> {
 
 /** Loads one HTML block and checks it ran without error. */
 export async function runHtmlBlock(block: DocBlock): Promise<void> {
+  if (isCardPage(block.code)) {
+    const { page, errors } = await openPage();
+    try {
+      return await runCardPageBlock(page, block, errors);
+    } finally {
+      await page.close();
+    }
+  }
   if (/<paykit-payment\b/.test(block.code)) return runPaymentElementBlock(block);
   if (!browser) throw new Error("Chromium is not started");
   const page = await browser.newPage();
@@ -169,13 +179,16 @@ async function bundle(file: string): Promise<string> {
 
 /**
  * Runs a `context=checkout-page` block in Chromium on the shop's page. A block that mounts the payment
- * screen (`mountPayment`) runs under the strict CSP and must reach the approved state of the shop's PIX
- * payin, revealing `#next-steps` from `onFinal`. A 3DS block's backend routes create a real PENDING_3DS
+ * screen (`mountPayment`, or a `<paykit-payment>` it creates) runs under the strict CSP and must reach the
+ * approved state of the shop's PIX payin (of its renewal, for a block that renews), revealing `#next-steps`
+ * from `onFinal` (or `paykit-final`). A 3DS block's backend routes create a real PENDING_3DS
  * card payin on the mock; the test approves the mock acquirer's challenge and expects the page to wait
  * for the confirmation and the payin to be APPROVED.
  */
 export async function runBrowserBlock(file: string, where: string): Promise<void> {
-  const screen = /\bmountPayment\b/.test(readFileSync(file, "utf8"));
+  const source = readFileSync(file, "utf8");
+  const screen = /\bmountPayment\b|"paykit-payment"/.test(source);
+  const renew = /\bonRenew\b|\brenewPayin\b/.test(source);
   const script = await bundle(file);
   const { page, errors } = await openPage();
   let shop: Shop | undefined;
@@ -189,10 +202,11 @@ export async function runBrowserBlock(file: string, where: string): Promise<void
     if (screen) {
       await expectScreenApproved({
         page,
-        screen: page.locator("#payment [data-paykit-payment]"),
+        screen: page.locator("#payment [data-paykit-payment], #payment paykit-payment").first(),
         shop,
         where,
         errors,
+        renew,
         told: () =>
           page.evaluate(() => document.querySelector("#next-steps")?.hasAttribute("hidden") === false),
       });

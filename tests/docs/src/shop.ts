@@ -1,7 +1,8 @@
 // The merchant's side of a browser block: a real loopback server (Chromium lets only a loopback page
 // reach the mock's loopback acquirer script: Private Network Access, as it would for a real shop) that
 // serves the checkout page, the block's bundle, both `<script>` builds of @paykit/browser, the backend
-// routes the 3DS blocks fetch, and `/payment-status`, a real `createPaymentStatus` endpoint of
+// routes the 3DS blocks fetch, the route that renews an expired PIX (`POST /api/payins/{id}/renew`: a new
+// PIX payin of the same order), and `/payment-status`, a real `createPaymentStatus` endpoint of
 // @paykit/node/checkout. It creates one real PIX payin on the mock before the page loads: the `payin`
 // of `context=checkout-page`, the one the shopper's session may follow.
 import { readFileSync } from "node:fs";
@@ -46,6 +47,8 @@ export interface Shop {
   pix: PixPayin;
   /** The card payins the page's backend routes created. */
   created: string[];
+  /** The PIX payins that renewed an expired one, oldest first. */
+  renewed: PixPayin[];
   /** Hands the mock's signed webhook of `payinId`'s new status to the endpoint's `notify`, as the shop's receiver does. */
   notifyFromWebhook(payinId: string): Promise<void>;
   close(): Promise<void>;
@@ -65,12 +68,16 @@ async function createCardPayin(paykit: Paykit, req: IncomingMessage) {
   const order = JSON.parse(Buffer.concat(chunks).toString("utf8") || "{}") as {
     amount: number;
     card: CardData;
-    customer: CreditCardPayinCreateParams["customer"];
+    customer?: CreditCardPayinCreateParams["customer"];
   };
-  const payin = await paykit.payins.create(
-    samplePayin("CREDIT_CARD", { amount: order.amount, card: order.card, customer: order.customer }),
-  );
-  return { payin, customer: order.customer };
+  // A page that sends no customer leaves it to the backend (the order's), as a shop's would.
+  const params = samplePayin("CREDIT_CARD", {
+    amount: order.amount,
+    card: order.card,
+    ...(order.customer ? { customer: order.customer } : {}),
+  });
+  const payin = await paykit.payins.create(params);
+  return { payin, customer: params.customer };
 }
 
 /** Starts the shop of one block. */
@@ -79,11 +86,11 @@ export async function startShop(page: ShopPage): Promise<Shop> {
   const paykit = new Paykit({ ...keys, baseUrl: mock.url, webhookSecret: secret });
   const pix = await createPix(paykit);
   const created: string[] = [];
-  // The shopper's session placed the PIX order and the card orders of this page, and nothing else.
-  const paymentStatus = createPaymentStatus({
-    paykit,
-    authorize: (_request, payinId) => payinId === pix.id || created.includes(payinId),
-  });
+  const renewed: PixPayin[] = [];
+  const placed = (payinId: string) =>
+    payinId === pix.id || created.includes(payinId) || renewed.some((payin) => payin.id === payinId);
+  // The shopper's session placed the PIX order (and its renewals) and the card orders of this page, and nothing else.
+  const paymentStatus = createPaymentStatus({ paykit, authorize: (_request, payinId) => placed(payinId) });
   const status = toNodeListener(paymentStatus.handler);
 
   const route = async (req: IncomingMessage, res: ServerResponse) => {
@@ -100,6 +107,13 @@ export async function startShop(page: ShopPage): Promise<Shop> {
     const script = SCRIPTS.find(([pattern]) => pattern.test(path));
     if (script) {
       res.writeHead(200, { "content-type": "text/javascript" }).end(readFileSync(resolve(script[1]), "utf8"));
+      return;
+    }
+    const renewal = /^\/api\/payins\/([\w-]+)\/renew$/.exec(path);
+    if (renewal && req.method === "POST" && placed(renewal[1] as string)) {
+      const payin = await createPix(paykit);
+      renewed.push(payin);
+      res.writeHead(201, { "content-type": "application/json" }).end(JSON.stringify(payin));
       return;
     }
     const shape = BACKEND_SHAPES[path];
@@ -125,6 +139,7 @@ export async function startShop(page: ShopPage): Promise<Shop> {
     paykit,
     pix,
     created,
+    renewed,
     async notifyFromWebhook(payinId) {
       const { deliveries } = world();
       const mine = () =>

@@ -159,7 +159,7 @@ export interface components {
                  */
                 email: string;
                 /**
-                 * @description Rule br-phone: 55 + area code + number, digits only, 12 or 13 digits, with a valid area code (INVALID_DATA).
+                 * @description Rule br-phone: 55, a valid area code (DDD) and the number, digits only: 8 digits, or 9 starting with 9 (INVALID_DATA).
                  * @example 5511987654321
                  */
                 phone: string;
@@ -224,7 +224,7 @@ export interface components {
                  */
                 email: string;
                 /**
-                 * @description Rule br-phone: 55 + area code + number, digits only, 12 or 13 digits, with a valid area code (INVALID_DATA).
+                 * @description Rule br-phone: 55, a valid area code (DDD) and the number, digits only: 8 digits, or 9 starting with 9 (INVALID_DATA).
                  * @example 5511987654321
                  */
                 phone: string;
@@ -289,7 +289,7 @@ export interface components {
                  */
                 email: string;
                 /**
-                 * @description Rule br-phone: 55 + area code + number, digits only, 12 or 13 digits, with a valid area code (INVALID_DATA).
+                 * @description Rule br-phone: 55, a valid area code (DDD) and the number, digits only: 8 digits, or 9 starting with 9 (INVALID_DATA).
                  * @example 5511987654321
                  */
                 phone: string;
@@ -375,7 +375,7 @@ export interface components {
                  */
                 email: string;
                 /**
-                 * @description Rule br-phone: 55 + area code + number, digits only, 12 or 13 digits, with a valid area code (INVALID_DATA).
+                 * @description Rule br-phone: 55, a valid area code (DDD) and the number, digits only: 8 digits, or 9 starting with 9 (INVALID_DATA).
                  * @example 5511987654321
                  */
                 phone: string;
@@ -528,7 +528,7 @@ export interface components {
             /** @description Rule payout-amount: amount above the payout fee, 100 cents (INVALID_DATA); within the available balance, after reserves and pending payouts (INSUFFICIENT_FUNDS); and within the night limit: per payout, São Paulo time, at most 100000 cents from 20:00 to 06:00 and 10000000 otherwise, per account configurable (BEYOND_LIMITS). */
             amount: number;
             /**
-             * @description Rule pix-key-matches-type: pixKey must be a valid key of pixKeyType and exist in the PIX directory (INVALID_PIX_KEY).
+             * @description Rule pix-key-matches-type: pixKey must be a valid key of pixKeyType (its shape per type is stated by the schema's if/then; CPF and CNPJ check digits, the e-mail rule and the phone's area code are not) and exist in the PIX directory (INVALID_PIX_KEY).
              * @example maria.santos@example.com
              */
             pixKey: string;
@@ -547,7 +547,7 @@ export interface components {
              * @description Rule http-url: An absolute http(s) URL (INVALID_DATA).
              */
             webhookUrl?: string;
-        };
+        } & (unknown & unknown & unknown & unknown & unknown);
         Payout: {
             id: string;
             externalId: string | null;
@@ -1046,12 +1046,12 @@ export interface operations {
                  */
                 status?: "AWAITING_APPROVAL" | "PENDING" | "PROCESSING" | "APPROVED" | "COMPLETED" | "FAILED" | "CANCELED" | "REFUSED" | "REFUNDED";
                 /**
-                 * @description ISO 8601; createdAt at or after.
+                 * @description createdAt at or after this RFC 3339 date-time (any offset, fraction digits or leap second; no zone is UTC), or from the start of this date (UTC).
                  * @example 2026-01-01T00:00:00Z
                  */
                 startDate?: string;
                 /**
-                 * @description ISO 8601; createdAt at or before.
+                 * @description createdAt at or before this RFC 3339 date-time (any offset, fraction digits or leap second; no zone is UTC), or up to the end of this date (UTC).
                  * @example 2026-01-31T23:59:59Z
                  */
                 endDate?: string;

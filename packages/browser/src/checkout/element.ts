@@ -6,8 +6,10 @@ import type { CheckoutPayin, CheckoutThreeDS, MountPaymentOptions, PaymentStatus
 /**
  * The `<paykit-payment>` element: the payment screen of `mountPayment` for pages without a bundler.
  * Set `payin` (property, or the `payin` attribute as JSON) and `statusUrl` (or `status-url`); it fires
- * `paykit-final` (detail: the final {@link PaymentStatusUpdate}) and `paykit-error` (detail: the `Error`),
- * both bubbling out of its shadow root.
+ * `paykit-final`, whose `event.detail` is the final {@link PaymentStatusUpdate} object
+ * (`{ id, status, paymentMethod, updatedAt }`, not a string: read `event.detail.status`), and
+ * `paykit-error` (`event.detail`: the `Error`), both bubbling out of its shadow root. With `renewPayin`
+ * set, an expired PIX or boleto offers a new one.
  */
 export interface PaykitPaymentElement extends HTMLElement {
   /** The 201 answer of `POST /payin`; the `payin` attribute holds it as JSON. */
@@ -24,6 +26,15 @@ export interface PaykitPaymentElement extends HTMLElement {
   strings: Partial<CheckoutStrings> | null;
   /** The card data for a PENDING_3DS payin's confirmation (property only: card data never goes in markup). */
   threeDS: CheckoutThreeDS | null;
+  /**
+   * Offers a new PIX or boleto when this one expires (property only): `onRenew` of `mountPayment`. The shopper's
+   * "Gerar novo Pix" calls it with the expired payin; it asks your backend for a new payin of the order and gives
+   * (or resolves with) its 201 body. Not named `onRenew`: frameworks read `on…` properties as event listeners
+   * (docs/decisions/checkout-renew.md).
+   * @example
+   * payment.renewPayin = () => fetch("/orders/42/payin", { method: "POST" }).then((answer) => answer.json());
+   */
+  renewPayin: MountPaymentOptions["onRenew"] | null;
 }
 
 declare global {
@@ -36,7 +47,7 @@ declare global {
   }
 }
 
-// Property name → attribute name; the last two are properties only.
+// Property name → attribute name; the last three are properties only.
 const ATTRIBUTES: Record<string, string> = {
   payin: "payin",
   statusUrl: "status-url",
@@ -45,6 +56,7 @@ const ATTRIBUTES: Record<string, string> = {
   stylesheetUrl: "stylesheet-url",
   strings: "",
   threeDS: "",
+  renewPayin: "",
 };
 
 /**
@@ -87,9 +99,9 @@ export function definePaykitPayment(tagName = "paykit-payment"): void {
       this._u();
     }
 
+    // Stops the screen: render() draws nothing on an element that is not connected.
     disconnectedCallback() {
-      this._s?.();
-      this._s = undefined;
+      this._r();
     }
 
     attributeChangedCallback() {
@@ -115,17 +127,15 @@ export function definePaykitPayment(tagName = "paykit-payment"): void {
         this.dispatchEvent(new CustomEvent(type, { detail, bubbles: true, composed: true }));
       try {
         if (!self.payin) throw new PaykitCheckoutError("INVALID_OPTIONS", "The payin attribute is not JSON.");
-        const options: MountPaymentOptions = {
-          payin: self.payin,
-          statusUrl: self.statusUrl,
-          onFinal: (status) => emit("paykit-final", status),
-          onError: (error) => emit("paykit-error", error),
-        };
-        // The options after payin and statusUrl in ATTRIBUTES: locale, expiresAt, stylesheetUrl, strings, threeDS.
-        for (const name of Object.keys(ATTRIBUTES).slice(2) as Array<
-          "locale" | "expiresAt" | "stylesheetUrl" | "strings" | "threeDS"
-        >) {
-          if (self[name]) (options as unknown as Record<string, unknown>)[name] = self[name];
+        const options = {
+          onFinal: (status: PaymentStatusUpdate) => emit("paykit-final", status),
+          onError: (error: Error) => emit("paykit-error", error),
+          onRenew: self.renewPayin,
+        } as unknown as MountPaymentOptions;
+        // Every property that is set (payin and statusUrl are, above), under the same name; renewPayin is onRenew.
+        for (const name in ATTRIBUTES) {
+          const value = self[name as keyof PaykitPaymentElement];
+          if (value) (options as unknown as Record<string, unknown>)[name] = value;
         }
         this._s = renderPayment(this.shadowRoot ?? this.attachShadow({ mode: "open" }), options);
       } catch (error) {

@@ -183,7 +183,7 @@ describe("live status", () => {
       expect(live()).toBe(`${heading}. ${text}`);
       expect(root.activeElement).toBe(root.querySelector("h2"));
       expect(root.querySelector("[part=root]")!.className).toBe(
-        status === "APPROVED" ? "root final" : "root final bad",
+        status === "APPROVED" ? "final" : "final bad",
       );
       source.send(statusOf(status));
       expect(onFinal.mock.calls).toEqual([[statusOf(status)]]);

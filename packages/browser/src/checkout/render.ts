@@ -2,7 +2,7 @@ import { adoptStyles, type Child, h, safeHref } from "./dom.js";
 import { PaykitCheckoutError } from "./errors.js";
 import { qrSvg } from "./qr.js";
 import { CHECKOUT_STRINGS, type CheckoutStrings, checkoutLocale, fill } from "./strings.js";
-import { boletoDueDate, expiryOf, formatBoletoLine, formatRemaining } from "./time.js";
+import { boletoDueDate, EXPIRY_AFTER_MS, expiryOf, formatBoletoLine, formatRemaining } from "./time.js";
 import type { MountPaymentOptions, PaymentStatusUpdate } from "./types.js";
 import { FINAL_STATUSES, type PaymentStatusWatch, watchPaymentStatus } from "./watch.js";
 
@@ -29,9 +29,11 @@ function call<T>(callback: ((value: T) => void) | undefined, value: T): void {
 /**
  * Draws the payment screen of `options.payin` into `root` and follows its status; returns the function that
  * stops everything it started and removes what it drew. The shared core of mountPayment and <paykit-payment>.
+ * With `onRenew`, an expired PIX or boleto offers a new one: the screen then draws and follows that payin in
+ * place of the first (docs/decisions/checkout-renew.md).
  */
-export function renderPayment(root: ShadowRoot, options: MountPaymentOptions): () => void {
-  const { payin, statusUrl, onFinal, onError, threeDS } = options;
+export function renderPayment(root: ShadowRoot, options: MountPaymentOptions, renewed?: boolean): () => void {
+  const { payin, statusUrl, onFinal, onError, threeDS, onRenew } = options;
   if (!payin || typeof payin.id !== "string" || typeof payin.paymentMethod !== "string" || !statusUrl) {
     throw new PaykitCheckoutError("INVALID_OPTIONS", "mountPayment needs { payin, statusUrl }.");
   }
@@ -44,6 +46,8 @@ export function renderPayment(root: ShadowRoot, options: MountPaymentOptions): (
   const timers = new Set<ReturnType<typeof setTimeout>>();
   const cleanups: Array<() => void> = [];
   let watch: PaymentStatusWatch | undefined;
+  // The PIX countdown's tick, set by pix().
+  let tick: (() => void) | undefined;
   let stopped = false;
   let shown = "";
 
@@ -62,7 +66,7 @@ export function renderPayment(root: ShadowRoot, options: MountPaymentOptions): (
   // setTimeout fires at once past 2^31 - 1 ms (24.8 days): a stop that far ahead is left to the page's end.
   const at = (time: number, run: () => void) => {
     const wait = time - Date.now();
-    if (wait < MAX_TIMEOUT_MS) after(Math.max(wait, 0), run);
+    if (wait < MAX_TIMEOUT_MS) after(wait, run);
   };
   const listen = (target: EventTarget, type: string, listener: (event: Event) => void) => {
     target.addEventListener(type, listener);
@@ -78,15 +82,18 @@ export function renderPayment(root: ShadowRoot, options: MountPaymentOptions): (
 
   const unmount = () => {
     stop();
+    // A renewal still running when the screen goes draws nothing afterwards.
+    shown = "gone";
     root.replaceChildren();
   };
 
   adoptStyles(root, options.stylesheetUrl);
   const title = h(doc, "h2", { part: "title", tabindex: "-1" });
   const body = h(doc, "div", { part: "body" });
-  // Present and empty from the start, so that screen readers announce what is written into it later.
-  const live = h(doc, "p", { class: "sr", role: "status", "aria-live": "polite" });
-  const box = h(doc, "div", { class: "root", part: "root", lang }, title, body, live);
+  // Present and empty from the start, so that screen readers announce what is written into it later; the status
+  // role makes it a polite live region (docs/decisions/checkout-budget-renew.md).
+  const live = h(doc, "p", { class: "sr", role: "status" });
+  const box = h(doc, "div", { part: "root", lang }, title, body, live);
   root.append(box);
 
   const say = (text: string) => {
@@ -106,26 +113,72 @@ export function renderPayment(root: ShadowRoot, options: MountPaymentOptions): (
       `${t.amount}: ${new Intl.NumberFormat(lang, { style: "currency", currency: "BRL" }).format(payin.amount! / 100)}`,
       { part: "amount" },
     );
+  // The screen of the renewed payin, once there is one: unmounting stops it.
+  let current = unmount;
+  // Listeners of the screen's own elements are properties (they go with the elements); listen() is for the
+  // document's and the window's, which must be removed.
+  const button = (part: string, label: string, onclick: () => unknown) => {
+    const element = h(doc, "button", { class: "button", part: `button ${part}-button` }, label);
+    element.onclick = onclick;
+    return element;
+  };
 
   /**
    * A final (or, at the end of the countdown, terminal) message: shown, announced, and given the focus.
-   * `state` is `approved`, `refused`, `expired` or `error`, which names its strings (`approvedTitle`, …).
+   * `state` is `approved`, `refused`, `expired` or `error`, which names its strings (`approvedTitle`, …), or
+   * `renew` and `renewing`: the expired title with `message` and, to renew, an `action` button, which then takes
+   * the focus (Enter renews).
    */
-  const conclude = (state: "approved" | "refused" | "expired" | "error") => {
+  const conclude = (state: string, message = t[`${state as "error"}Text`], action?: HTMLElement) => {
     if (shown === state) return;
     shown = state;
-    const heading = t[`${state}Title`];
-    const message = t[`${state}Text`];
-    box.className = state === "approved" ? "root final" : "root final bad";
-    show(heading, text(message, { part: "message" }));
+    const heading = t[`${state as "error"}Title`] ?? t.expiredTitle;
+    box.className = state === "approved" ? "final" : "final bad";
+    show(heading, text(message, { part: "message" }), action);
     say(`${heading}. ${message}`);
-    title.focus();
+    (action ?? title).focus();
+  };
+  /**
+   * The end of the time to pay, by the countdown or the server. With `onRenew`, a PIX or boleto offers a new
+   * one instead of ending the screen; a failed renewal offers to try again.
+   */
+  const expire = (failed?: unknown) => {
+    // PIX and BOLETO: the methods with an expiry of their own.
+    if (!onRenew || !EXPIRY_AFTER_MS[method]) return conclude("expired");
+    if (shown && !failed) return;
+    conclude(
+      "renew",
+      failed ? t.renewFailed : "",
+      button("renew", fill(t.renew, { method: method === "PIX" ? "Pix" : "boleto" }), renew),
+    );
+  };
+  /**
+   * Asks the page for a new payin and, once it has one, draws and follows it instead. The expired payin is still
+   * followed meanwhile (its grace period): if it turns out paid, that outcome wins and the new payin is not shown.
+   */
+  const renew = async () => {
+    conclude("renewing", t.renewing);
+    try {
+      const next = await onRenew!(payin);
+      // Paid meanwhile (the expired payin's late APPROVED), or unmounted: the answer is not shown.
+      if (shown !== "renewing") return;
+      // The same screen anew for the new payin, which it checks as it checked the first one (a throw before it
+      // draws anything); then the expired payin's screen, stream, timers and listeners go.
+      current = renderPayment(root, { ...options, payin: next, expiresAt: "" }, true);
+      stop();
+      box.remove();
+    } catch {
+      if (shown === "renewing") expire(1);
+    }
   };
   const end = (status: PaymentStatusUpdate) => {
     stop();
-    // EXPIRED, and any final status a later version of the service adds, read as the end of the time to pay.
-    conclude(status.status === "APPROVED" ? "approved" : status.status === "REFUSED" ? "refused" : "expired");
-    call(onFinal, status);
+    // approved, refused or expired: only FINAL_STATUSES reach here, and each names its state.
+    const state = status.status.toLowerCase();
+    if (state === "expired") expire();
+    else conclude(state);
+    // Not when the expired payin is offered for renewal: the screen is not over.
+    if (shown === state) call(onFinal, status);
   };
   const fail = (error: Error) => {
     call(onError, error);
@@ -136,7 +189,7 @@ export function renderPayment(root: ShadowRoot, options: MountPaymentOptions): (
   };
 
   /** The code (PIX) or line (boleto) in a read-only field, with a copy button and its visible confirmation. */
-  const copyBlock = (label: string, display: string, value: string, button: string) => {
+  const copyBlock = (label: string, display: string, value: string, copyLabel: string) => {
     const field = h(doc, "textarea", {
       id: "code",
       part: "code",
@@ -145,11 +198,10 @@ export function renderPayment(root: ShadowRoot, options: MountPaymentOptions): (
       spellcheck: "false",
     });
     field.value = display;
-    const copy = h(doc, "button", { type: "button", class: "button", part: "button copy-button" }, button);
     const note = text("", { class: "note", part: "copy-note" });
     let noteTimer: ReturnType<typeof setTimeout> | undefined;
-    listen(field, "focus", () => field.select());
-    listen(copy, "click", async () => {
+    field.onfocus = () => field.select();
+    const copy = button("copy", copyLabel, async () => {
       let copied = false;
       try {
         await view!.navigator.clipboard.writeText(value);
@@ -182,12 +234,14 @@ export function renderPayment(root: ShadowRoot, options: MountPaymentOptions): (
       // reported, and the screen still offers the code to copy.
       call(onError, new PaykitCheckoutError("INVALID_OPTIONS", "pix.qrcode is too long.", { cause }));
     }
+    // The code and its button before the QR code in the document, as a phone shows them (the shopper pays from
+    // the phone in their hand, where a QR code is of no use); from 480 px wide the stylesheet shows the QR code
+    // first. Reading order follows the document (docs/decisions/checkout-pix-layout.md).
     show(
       t.pixTitle,
       muted(t.pixHowTo),
       amount,
-      qr,
-      ...copyBlock(t.pixCode, code, code, t.copyCode),
+      h(doc, "div", { class: "pay" }, h(doc, "div", {}, ...copyBlock(t.pixCode, code, code, t.copyCode)), qr),
       expiry !== undefined && countdown,
       waiting(),
     );
@@ -196,11 +250,11 @@ export function renderPayment(root: ShadowRoot, options: MountPaymentOptions): (
     let warned = 99;
     // Recomputed from the clock at each tick, never counted down: a tab in the background gets its timers
     // throttled, and one brought back to view ticks at once (visibilitychange below).
-    const tick = () => {
+    tick = () => {
       clear(timer);
       const left = expiry - Date.now();
       if (left <= 0) {
-        conclude("expired");
+        expire();
         return;
       }
       countdown.textContent = fill(t.expiresIn, { time: formatRemaining(left) });
@@ -209,16 +263,15 @@ export function renderPayment(root: ShadowRoot, options: MountPaymentOptions): (
         warned = mark;
         say(fill(t.expiringSoon, { minutes: Math.ceil(left / 60_000) }));
       }
-      timer = after(left % 1000 || 1000, tick);
+      timer = after(left % 1000 || 1000, tick!);
     };
-    listen(doc, "visibilitychange", () => !doc.hidden && shown === "" && tick());
     tick();
   };
 
   const boleto = () => {
     const line = payin.boleto?.barcode ?? "";
     const pdf = safeHref(payin.boleto?.url, doc.baseURI);
-    const due = boletoDueDate(line, Date.parse(payin.createdAt ?? "") || Date.now());
+    const due = boletoDueDate(line, Date.parse(payin.createdAt!) || Date.now());
     const date =
       due !== undefined && new Intl.DateTimeFormat(lang, { dateStyle: "long", timeZone: "UTC" }).format(due);
     show(
@@ -259,20 +312,18 @@ export function renderPayment(root: ShadowRoot, options: MountPaymentOptions): (
     const link = (label: string, classes: string) => {
       if (!bank) return;
       const anchor = h(doc, "a", { class: classes, part: "button link", href: bank }, label);
-      listen(anchor, "click", () => {
+      anchor.onclick = () => {
         try {
           storage?.setItem(key, "1");
         } catch {}
-      });
+      };
       return anchor;
     };
     const draw = () => {
       if (shown) return;
-      let returned = false;
-      try {
-        returned = storage?.getItem(key) === "1";
-      } catch {}
-      if (returned) {
+      // Reading never throws (the HTML standard's getItem has no error): reaching the storage (above) and writing
+      // to it (full, private mode) do.
+      if (storage?.getItem(key) === "1") {
         show(
           t.openFinanceTitle,
           amount,
@@ -295,16 +346,7 @@ export function renderPayment(root: ShadowRoot, options: MountPaymentOptions): (
 
   const card = () => {
     const challenge = h(doc, "div", { part: "challenge" });
-    const retry = () => {
-      const button = h(
-        doc,
-        "button",
-        { type: "button", class: "button", part: "button retry-button" },
-        t.retry,
-      );
-      listen(button, "click", run);
-      return button;
-    };
+    const retry = () => button("retry", t.retry, run);
     function run() {
       show(t.cardTitle, muted(t.cardHowTo), amount, challenge, !threeDS && waiting());
       if (!threeDS) return;
@@ -349,7 +391,8 @@ export function renderPayment(root: ShadowRoot, options: MountPaymentOptions): (
       updatedAt: payin.createdAt ?? "",
     };
     queueMicrotask(() => stopped || end(status));
-    return unmount;
+    // An EXPIRED 201 may be renewed too: unmounting then stops the renewed screen.
+    return () => current();
   }
 
   try {
@@ -371,10 +414,18 @@ export function renderPayment(root: ShadowRoot, options: MountPaymentOptions): (
     unmount();
     throw error;
   }
-  listen(doc, "visibilitychange", () => !doc.hidden && watch?.refresh());
+  // Back in view: the status asked now (when polling), and the countdown recomputed.
+  listen(doc, "visibilitychange", () => {
+    if (!doc.hidden) {
+      watch?.refresh();
+      if (!shown) tick?.();
+    }
+  });
   if (expiry !== undefined) {
-    at(expiry, () => conclude("expired"));
+    at(expiry, expire);
     at(expiry + EXPIRY_GRACE_MS, stop);
   }
-  return unmount;
+  // A renewed payin's screen takes the focus, as the state it replaces had it.
+  if (renewed) title.focus();
+  return () => current();
 }

@@ -1,6 +1,6 @@
 /**
- * Every text the payment screen shows or announces. `{time}`, `{date}` and `{minutes}` are filled in when
- * shown. Pass some of them as `strings` to reword the screen; the rest come from the locale.
+ * Every text the payment screen shows or announces. `{time}`, `{date}`, `{minutes}` and `{method}` are filled in
+ * when shown. Pass some of them as `strings` to reword the screen; the rest come from the locale.
  */
 export interface CheckoutStrings {
   /** Amount label, before the formatted value. */
@@ -73,6 +73,15 @@ export interface CheckoutStrings {
   errorTitle: string;
   /** Text of that state. */
   errorText: string;
+  /**
+   * With `onRenew`, the button of the expired state that asks for a new payment, and after a failed attempt the
+   * one that tries again; `{method}` is `Pix` or `boleto`.
+   */
+  renew: string;
+  /** Shown and announced while the new payment is being created (the expired title above it). */
+  renewing: string;
+  /** Shown and announced when the new payment could not be created, above the `renew` button. */
+  renewFailed: string;
 }
 
 /** A locale the screen ships: Brazilian Portuguese (the default) or English. */
@@ -115,6 +124,9 @@ const ptBR: CheckoutStrings = {
   expiredText: "O prazo para pagar terminou. Faça um novo pedido.",
   errorTitle: "Não foi possível acompanhar o pagamento",
   errorText: "Se você já pagou, o pagamento será confirmado.",
+  renew: "Gerar novo {method}",
+  renewing: "Gerando um novo pagamento…",
+  renewFailed: "Não foi possível gerar um novo pagamento.",
 };
 
 const en: CheckoutStrings = {
@@ -154,6 +166,9 @@ const en: CheckoutStrings = {
   expiredText: "The time to pay has ended. Place a new order.",
   errorTitle: "The payment cannot be followed",
   errorText: "If you already paid, the payment will be confirmed.",
+  renew: "Get a new {method}",
+  renewing: "Creating a new payment…",
+  renewFailed: "A new payment could not be created.",
 };
 
 /** The strings of each shipped locale. */

@@ -71,8 +71,25 @@ export interface MountPaymentOptions {
    * @default PIX: `createdAt` + 1 h; BOLETO: `createdAt` + 3 days (docs/payins.md); others: none
    */
   expiresAt?: Date | string;
-  /** Called once with the final status (APPROVED, REFUSED or EXPIRED) the server reported. */
+  /**
+   * Called once with the final status object the server reported (`{ id, status, paymentMethod, updatedAt }`;
+   * `status` is APPROVED, REFUSED or EXPIRED); `<paykit-payment>`'s `paykit-final` event carries the same
+   * object as `event.detail`. With `onRenew`, the EXPIRED of a PIX or boleto is not the end (the shopper may
+   * renew it): `onFinal` reports the payin that ended the screen, such as the renewed one the shopper paid.
+   */
   onFinal?: (status: PaymentStatusUpdate) => void;
+  /**
+   * Offers a new PIX or boleto when this one expires: the expired screen shows "Gerar novo Pix" ("Gerar novo
+   * boleto"), and pressing it calls `onRenew(expired)`, which asks your backend for a new payin for the same order
+   * and gives (or resolves with) its 201 body. The screen then shows and follows the new payin instead of the
+   * expired one, checked as `payin` is. When it throws, rejects or gives something else, the screen says the new
+   * payment could not be created and offers to try again; the error is yours (the screen does not report it to
+   * `onError`). A new payin expires at its own `createdAt` plus the documented expiry (`expiresAt` is the first
+   * payin's). Read at mount; without it, an expired payin ends the screen, as before.
+   * @example
+   * onRenew: async () => (await fetch("/orders/42/payin", { method: "POST" })).json()
+   */
+  onRenew?: (expired: CheckoutPayin) => CheckoutPayin | PromiseLike<CheckoutPayin>;
   /** Called when the status cannot be followed (unknown payin, endpoint failing) or the 3DS confirmation broke. */
   onError?: (error: Error) => void;
   /** Required to run the 3DS confirmation of a CREDIT_CARD payin in PENDING_3DS; without it the screen only waits. */

@@ -95,7 +95,7 @@ export function watchPaymentStatus(
       if (response.ok) {
         value = await response.json();
         failures = 0;
-      } else if (response.status === 404 || (response.status < 500 && response.status !== 429)) {
+      } else if (response.status < 500 && response.status !== 429) {
         stop();
         onError?.(
           new PaykitCheckoutError(

@@ -2,7 +2,7 @@ import { isValidCnpj as hasValidCnpjCheckDigits } from "@brazilian-utils/brazili
 
 // 12 base characters (digits or, since the 2026 alphanumeric CNPJ, uppercase letters) and 2 check
 // digits. Checked here because the library also takes masks and lowercase letters.
-const CNPJ_CHARS = /^[0-9A-Z]{12}\d{2}$/;
+export const CNPJ_CHARS = /^[0-9A-Z]{12}\d{2}$/;
 
 /** Whether `value` is a company's CNPJ: 14 characters, no mask, numeric or the new alphanumeric form, valid check digits. */
 export function isValidCnpj(value: string): boolean {

@@ -10,9 +10,10 @@ export const PIX_KEY_TYPES = ["CPF", "CNPJ", "EMAIL", "PHONE", "EVP"] as const;
 export type PixKeyType = (typeof PIX_KEY_TYPES)[number];
 
 // The DICT caps every key at 77 characters; only an e-mail can come close.
-const MAX_EMAIL_KEY_LENGTH = 77;
-// A random key (EVP) is a UUID; the DICT issues v4 but does not constrain the version nibble.
-const EVP = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const MAX_EMAIL_KEY_LENGTH = 77;
+// A random key (EVP) is a UUID; the DICT issues v4 but does not constrain the version nibble. Spelled
+// without the `i` flag, so the OpenAPI document states it as the same pattern.
+export const EVP_KEY = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 
 /**
  * Whether `key` is a well-formed PIX key of the given `type`, as a payout's `pixKey` must be
@@ -40,7 +41,7 @@ export function isValidPixKey(type: PixKeyType, key: string): boolean {
       // The phone key is E.164: the payer phone rule (55 + DDD + number) behind a "+".
       return key.startsWith("+") && isValidPhone(key.slice(1));
     case "EVP":
-      return EVP.test(key);
+      return EVP_KEY.test(key);
     default:
       return false;
   }

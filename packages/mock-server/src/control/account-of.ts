@@ -1,11 +1,21 @@
 import type { AccountView } from "../domain/accounts.js";
-import type { MockControl } from "./mock-control.js";
+import { createHttpControl } from "./http-client.js";
+import { MockControlError } from "./mock-control.js";
 
 /**
- * The account whose public key is `publicKey`, read through a control client (`trigger`, `listen`);
- * undefined when the mock has none. On a shared sandbox an account's own keys list that account alone.
+ * The account whose keys are `keys`, read with those keys (`GET /_mock/account`) on a mock over HTTP
+ * (`trigger`, `listen`, `mcp`); undefined when the mock has no account with them. The keys suffice on
+ * any mock, a shared sandbox or one guarded by an admin token alike; other refusals reject with the
+ * {@link MockControlError}.
  */
-export async function accountOf(control: MockControl, publicKey: string): Promise<AccountView | undefined> {
-  for await (const view of control.listAll("accounts")) if (view.publicKey === publicKey) return view;
-  return undefined;
+export async function accountOf(
+  reach: { url: string; fetch?: typeof fetch },
+  keys: { publicKey: string; secretKey: string },
+): Promise<AccountView | undefined> {
+  try {
+    return await createHttpControl({ url: reach.url, credentials: keys, fetch: reach.fetch }).ownAccount();
+  } catch (error) {
+    if (error instanceof MockControlError && error.status === 404) return undefined;
+    throw error;
+  }
 }

@@ -6,7 +6,8 @@ import type { AfterCommit, ControlOperations } from "../domain/control.js";
 
 /**
  * Whom a control call concerns, which a shared sandbox's access rules authorize: anyone (`open`), every
- * account (`global`), whoever is authorized, each seeing their own (`caller`), the account named by the
+ * account (`global`; `allAccounts` when the call reads each account, as the account list does), the
+ * account whose keys make the call (`caller`), the account named by the
  * `:id` in the path (`account`) or owning it (`payin`, `payout`, `delivery`), the account of
  * `?accountId=` or everyone without it (`queried`), the account of the body's `accountId` or everyone
  * without it (`bodyAccount`).
@@ -14,6 +15,7 @@ import type { AfterCommit, ControlOperations } from "../domain/control.js";
 export type ControlScope =
   | "open"
   | "global"
+  | "allAccounts"
   | "caller"
   | "account"
   | "payin"
@@ -38,7 +40,10 @@ export interface ControlInput<B, Q> {
   id: string;
   body: B;
   query: Q;
-  /** On a shared sandbox, the account whose own keys authorized the call (none: the admin token). */
+  /**
+   * The account whose own keys (Basic pk:sk) authorized the call on a shared sandbox, or, for a
+   * `caller` call on any mock, whose keys it was sent with; none for the admin token or no keys.
+   */
   caller: string | undefined;
 }
 

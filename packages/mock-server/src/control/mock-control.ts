@@ -1,8 +1,14 @@
 import type { ErrorDetail } from "@paykit/contract";
 import type { ControlListEntry, ControlListOptions } from "../domain/control.js";
+import type { DeliveryFilter } from "../domain/deliveries.js";
 import type { ControlListName, ListPage } from "../domain/lists.js";
 import type { ControlCall } from "./call.js";
 import type { ControlCalls } from "./table.js";
+
+/** The options of each control list: its page and account, and for the delivery log its filters and order. */
+export type ControlListQuery = {
+  [L in ControlListName]: L extends "webhooks" ? ControlListOptions & DeliveryFilter : ControlListOptions;
+};
 
 /** Each control call of the table as a typed method: its arguments, and a promise of its result. */
 export type ControlMethods = {
@@ -28,7 +34,7 @@ export interface MockControl extends ControlMethods {
    */
   listPage<L extends ControlListName>(
     list: L,
-    options?: ControlListOptions,
+    options?: ControlListQuery[L],
   ): Promise<ListPage<ControlListEntry[L]>>;
   /**
    * Every entry of a control list, in its order, fetched one page at a time as the caller iterates
@@ -39,7 +45,7 @@ export interface MockControl extends ControlMethods {
    */
   listAll<L extends ControlListName>(
     list: L,
-    options?: ControlListOptions,
+    options?: ControlListQuery[L],
   ): AsyncGenerator<ControlListEntry[L], void, undefined>;
 }
 
@@ -65,9 +71,9 @@ export class MockControlError extends Error {
  * Every entry of a paged list, one page fetched at a time as the caller iterates: each page starts
  * after the previous page's last entry, so records created meanwhile shift nothing.
  */
-export async function* eachEntry<T>(
-  fetchPage: (options: ControlListOptions) => Promise<ListPage<T>>,
-  options: ControlListOptions = {},
+export async function* eachEntry<T, O extends ControlListOptions>(
+  fetchPage: (options: O) => Promise<ListPage<T>>,
+  options: O = {} as O,
 ): AsyncGenerator<T, void, undefined> {
   let cursor = options.cursor;
   for (;;) {
@@ -88,9 +94,11 @@ export function controlFrom(
   for (const [name, call] of Object.entries(calls) as [string, ControlCall<unknown[], unknown, unknown>][]) {
     methods[name] = async (...args) => call.result(await send(call as never, call.request(...args)));
   }
-  const listPage = <L extends ControlListName>(list: L, options: ControlListOptions = {}) =>
+  // Every option goes in the query: the list's schema refuses one it does not take (a delivery filter
+  // on another list), naming it.
+  const listPage = <L extends ControlListName>(list: L, options: ControlListQuery[L] = {}) =>
     send(calls[lists[list]] as never, {
-      query: { accountId: options.accountId, limit: options.limit, cursor: options.cursor },
+      query: { ...(options as Record<string, string | number | undefined>) },
     }) as Promise<ListPage<ControlListEntry[L]>>;
   return {
     ...(methods as unknown as ControlMethods),

@@ -22,7 +22,8 @@ function jsonSchemaOf(schema: z.ZodMiniType): Json {
 const WHO: Record<ControlScope, string> = {
   open: "Anyone may call it, on a shared sandbox too.",
   global: "Concerns every account: needs the admin token on a shared sandbox.",
-  caller: "On a shared sandbox, account keys see their own account alone.",
+  allAccounts: "Concerns every account: needs the admin token on a shared sandbox (403 for account keys).",
+  caller: "Answers the account whose keys (Basic pk:sk) the request is sent with, on any mock.",
   account: "On a shared sandbox, the account's own keys or the admin token.",
   payin: "On a shared sandbox, the keys of the payin's account or the admin token.",
   payout: "On a shared sandbox, the keys of the payout's account or the admin token.",

@@ -4,8 +4,6 @@
 // (http/control-routes.ts), the in-process control (direct.ts), the HTTP client (http-client.ts), the
 // `MockControl` type (mock-control.ts) and the OpenAPI document of /_mock (openapi.ts) are derived from
 // it: adding a control call is one entry here and its test.
-import { storableString } from "@paykit/contract";
-import * as z from "zod/mini";
 import type { CreateAccountParams, UpdateAccountParams } from "../domain/accounts.js";
 import { type ControlCallOptions, mapAnswer, type SetClockParams } from "../domain/control.js";
 import {
@@ -24,35 +22,26 @@ import {
 } from "../domain/control-params.js";
 import type { FaultParams, RateLimitParams } from "../domain/faults.js";
 import type { ListenParams } from "../domain/listeners.js";
-import type { ListOptions, ListPage } from "../domain/lists.js";
+import type { ListOptions } from "../domain/lists.js";
 import type { ThreeDSOutcome } from "../domain/payins.js";
 import type { RegisterPixKeyParams } from "../domain/pix-directory.js";
 import { controlCall } from "./call.js";
+import {
+  AccountQuery,
+  AwaitQuery,
+  awaiting,
+  clockBody,
+  dataOf,
+  keysAccount,
+  listQuery,
+  nothing,
+  pageData,
+  type WebhookListOptions,
+  WebhookListQuery,
+  webhookListQuery,
+} from "./requests.js";
 
-/** `?awaitWebhooks=true` of a call that moves a payin or payout. */
-const AwaitQuery = z.strictObject({ awaitWebhooks: z.optional(z.boolean()) });
-/** `?accountId=` of a call that concerns one account, or every account without it. */
-const AccountQuery = z.strictObject({
-  accountId: z.optional(storableString(z.minLength(1), z.maxLength(200))),
-});
-
-// A clock body as JSON: a Date or epoch ms `now` as ISO 8601 (anything else is left for ClockBody).
-function clockBody(params: SetClockParams): object {
-  const now = params.now;
-  if (!(now instanceof Date) && typeof now !== "number") return params;
-  const date = new Date(now);
-  return { ...params, now: Number.isNaN(date.getTime()) ? String(now) : date.toISOString() };
-}
-
-const awaiting = (options: ControlCallOptions | undefined) => ({ awaitWebhooks: options?.awaitWebhooks });
-const listQuery = (accountId: string | undefined, options: ListOptions | undefined) => ({
-  accountId,
-  limit: options?.limit,
-  cursor: options?.cursor,
-});
-const pageData = <T>(page: ListPage<T>): T[] => page.data;
-const dataOf = <T>(wire: { data: T }): T => wire.data;
-const nothing = (): void => {};
+export type { WebhookListOptions } from "./requests.js";
 
 /** Every control call of the mock, by the name of its `MockControl` method. */
 export const CONTROL_CALLS = {
@@ -69,21 +58,36 @@ export const CONTROL_CALLS = {
     run: (ops, { body }) => ops.createAccount(body),
   }),
   /**
-   * The accounts with their settings and balances (`GET /_mock/accounts?limit=&cursor=`), oldest first:
+   * Every account with its settings and balance (`GET /_mock/accounts?limit=&cursor=`), oldest first:
    * one page, at most `limit` (default 100, at most 1000); {@link MockControl.listAll} reads them all.
+   * It concerns every account: on a shared sandbox the admin token's alone (`ownAccount` answers keys theirs).
    */
   accounts: controlCall({
     method: "GET",
     path: "/accounts",
-    scope: "caller",
-    summary: "List accounts (account keys see their own alone)",
+    scope: "allAccounts",
+    summary: "List every account",
     body: null,
     query: ListQuery,
     request: (options?: ListOptions) => ({ query: listQuery(undefined, options) }),
-    // account keys see their own account alone (one team member's dashboard on a shared sandbox)
-    run: (ops, { query, caller }) =>
-      ops.accounts(caller === undefined ? query : { ...query, accountId: caller }),
+    run: (ops, { query }) => ops.accounts(query),
     result: pageData,
+  }),
+  /**
+   * The account whose keys the request is sent with (`GET /_mock/account`, `Authorization: Basic pk:sk`),
+   * with its settings and balance: how a tool given only keys (`paykit-mock trigger`, `listen`, `mcp`, the
+   * dashboard) learns its account, on any mock. 404 when no account has the keys (in process: always, a
+   * direct call has none; call `getAccount`). See docs/decisions/account-list-and-own-account.md.
+   */
+  ownAccount: controlCall({
+    method: "GET",
+    path: "/account",
+    scope: "caller",
+    summary: "The account of the keys the request is sent with",
+    body: null,
+    query: null,
+    request: () => ({}),
+    run: (ops, { caller }) => ops.getAccount(keysAccount(caller)),
   }),
   /** An account's settings and balance (`GET /_mock/accounts/{id}`). */
   getAccount: controlCall({
@@ -175,6 +179,20 @@ export const CONTROL_CALLS = {
     query: null,
     request: (accountId: string) => ({ id: accountId }),
     run: (ops, { id }) => ops.webhookSecret(id),
+  }),
+  /**
+   * Whether a `paykit-mock listen` takes the account's deliveries now, and which events
+   * (`GET /_mock/accounts/{id}/listener`): `paykit-mock trigger` sends its webhooks there when it is.
+   */
+  listener: controlCall({
+    method: "GET",
+    path: "/accounts/:id/listener",
+    scope: "account",
+    summary: "Whether a paykit-mock listen takes the account's deliveries now, and which events",
+    body: null,
+    query: null,
+    request: (accountId: string) => ({ id: accountId }),
+    run: (ops, { id }) => ops.listener(id),
   }),
   /**
    * One poll of `paykit-mock listen` (`POST /_mock/accounts/{id}/listen`): answers the attempts of the
@@ -355,17 +373,22 @@ export const CONTROL_CALLS = {
     run: (ops, { body }) => ops.setClock(body),
   }),
   /**
-   * The webhook delivery log (`GET /_mock/webhooks?accountId=&limit=&cursor=`), oldest first, of one
-   * account or of all: one page, at most `limit` (default 100, at most 1000).
+   * The webhook delivery log (`GET /_mock/webhooks?accountId=&limit=&cursor=`), of one account or of
+   * all: one page, at most `limit` (default 100, at most 1000). Oldest first, or newest first with
+   * `order: "newest"`; `resourceId`, `status` (the event's) and `state` keep those deliveries alone.
+   * A cursor goes on with the filters and order of its page (docs/decisions/webhook-log-filters.md).
    */
   webhooks: controlCall({
     method: "GET",
     path: "/webhooks",
     scope: "queried",
-    summary: "The webhook delivery log, oldest first, of one account or all",
+    summary:
+      "The webhook delivery log of one account or all, oldest first (order=newest: newest first), filtered by resourceId, event status and state",
     body: null,
-    query: ListQuery,
-    request: (accountId?: string, options?: ListOptions) => ({ query: listQuery(accountId, options) }),
+    query: WebhookListQuery,
+    request: (accountId?: string, options?: WebhookListOptions) => ({
+      query: webhookListQuery(accountId, options),
+    }),
     run: (ops, { query }) => ops.webhooks(query),
     result: pageData,
   }),

@@ -18,6 +18,7 @@ import {
   is2xx,
   is4xx,
 } from "./hints.js";
+import { fixForRawBytes, RAW_BYTES_CASES } from "./raw-bytes.js";
 
 /** One case of the webhook doctor's battery and its verdict. */
 export interface DoctorCase {
@@ -155,6 +156,23 @@ export async function runWebhookDoctor(options: WebhookDoctorOptions): Promise<D
       "verify with the whsec_ secret over the raw body and answer 2xx once the event is stored",
     ),
   );
+  // The same kind of event in bytes a re-serialization changes: each must verify as sent.
+  for (const bytes of RAW_BYTES_CASES) {
+    const event = samplePayinEvent("PAID", 1990, {
+      name: "João Conceição",
+      email: "joao.conceicao@exemplo.com.br",
+      referenceId: `pedido/2026/${ids.next(Date.now())}`,
+    });
+    const answer = await send(bytes.write(event));
+    add(
+      bytes.name,
+      true,
+      is2xx(answer),
+      `2xx to a well-signed delivery with ${bytes.what}`,
+      describe(answer),
+      fixForRawBytes(answer, validPayin, url),
+    );
+  }
   const payoutDeliveryId = `msg_${ids.next(Date.now())}`;
   const validPayout = await send(payout, { id: payoutDeliveryId });
   add(
@@ -355,14 +373,22 @@ const FIX_VERIFY =
 const FIX_TIME =
   "reject a webhook-timestamp more than 5 minutes from now (standardwebhooks' verify does this)";
 
-function samplePayinEvent(status: string, amount = 1990): PayinWebhookBody {
+function samplePayinEvent(
+  status: string,
+  amount = 1990,
+  who: { name: string; email: string; referenceId: string } = {
+    name: "Maria Silva",
+    email: "maria@example.com",
+    referenceId: `doctor-${ids.next(Date.now())}`,
+  },
+): PayinWebhookBody {
   return z.parse(PayinWebhookBody, {
     id: `pi_${ids.next(Date.now())}`,
     status,
     paymentMethod: "PIX",
     amount,
-    referenceId: `doctor-${ids.next(Date.now())}`,
-    customer: { name: "Maria Silva", email: "maria@example.com" },
+    referenceId: who.referenceId,
+    customer: { name: who.name, email: who.email },
     updatedAt: new Date().toISOString(),
   });
 }

@@ -1,4 +1,5 @@
 import {
+  centsUpTo,
   IsoDateTime,
   MAX_AMOUNT_CENTS,
   PAYMENT_METHODS,
@@ -19,7 +20,8 @@ import { CONTROL_LIST_LIMIT } from "./lists.js";
 const MAX_SETTING_CENTS = MAX_AMOUNT_CENTS.PAYOUT;
 /** The largest opening balance of a mock account, in cents (R$ 100 bilhões). */
 export const MAX_OPENING_BALANCE_CENTS = 10_000_000_000_000;
-const settingCents = () => z.int().check(z.gte(0), z.lte(MAX_SETTING_CENTS));
+// The contract's cents schema: an amount that is not whole cents is told so the way the API tells it.
+const settingCents = () => centsUpTo(MAX_SETTING_CENTS, 0);
 
 const FeeRule = z.union([
   z.strictObject({ percentBps: z.int().check(z.gte(0), z.lte(10_000)) }),
@@ -63,7 +65,7 @@ const settings = {
 /** Body of `POST /_mock/accounts`. */
 export const CreateAccountBody = z.strictObject({
   ...settings,
-  balance: z.optional(z.int().check(z.gte(0), z.lte(MAX_OPENING_BALANCE_CENTS))),
+  balance: z.optional(centsUpTo(MAX_OPENING_BALANCE_CENTS, 0)),
   publicKey: z.optional(
     storableString(
       z.regex(/^pk_test_[A-Za-z0-9_]{8,100}$/, { error: "must be pk_test_ and 8-100 letters or digits" }),

@@ -23,7 +23,7 @@ import {
   RotateWebhookSecretBody,
   UpdateAccountBody,
 } from "./control-params.js";
-import { deliveryView, restartDelivery, type WebhookDelivery } from "./deliveries.js";
+import { type DeliveryFilter, deliveryView, restartDelivery, type WebhookDelivery } from "./deliveries.js";
 import { runDue, settledPayin } from "./due.js";
 import { ApiError, invalidData } from "./errors.js";
 import type { Fault, FaultParams, RateLimitParams } from "./faults.js";
@@ -65,6 +65,14 @@ export interface SetClockParams {
   now?: string | Date | number;
   /** Move forward by this many ms (after `now`, when both are given). */
   advanceMs?: number;
+}
+
+/** An account's `paykit-mock listen` (`GET /_mock/accounts/{id}/listener`). */
+export interface ListenerView {
+  /** A listener takes the account's deliveries now: they go to it rather than to their `webhookUrl`. */
+  attached: boolean;
+  /** The events it takes (`payin.approved`, `payout.*`); null for every event, or when none is attached. */
+  events: string[] | null;
 }
 
 /** An account's webhook signing secret (`GET /_mock/accounts/{id}/webhook-secret`). */
@@ -120,6 +128,8 @@ export interface WebhookWork {
   attempted(deliveryId: string): Promise<WebhookDelivery>;
   /** One poll of `paykit-mock listen` on an account. */
   listen(accountId: string, params: ListenParams): Promise<ListenResult>;
+  /** The account's listener now, on any process, and the events it takes (null: all). */
+  listenerOf(accountId: string): Promise<{ events: string[] | null } | null>;
 }
 
 /**
@@ -233,9 +243,13 @@ export class ControlOperations {
     const page = await this.#tx.payoutPage(accountId, place);
     return { data: page.data.map(payoutView), nextCursor: page.nextCursor };
   }
-  async webhooks(options: ControlListOptions = {}): Promise<ListPage<WebhookDelivery>> {
+  async webhooks(options: ControlListOptions & DeliveryFilter = {}): Promise<ListPage<WebhookDelivery>> {
     const { accountId, place } = await this.#listed("webhooks", options);
-    const page = await this.#tx.deliveryPage({ accountId, order: "oldest" }, place);
+    const { resourceId, status, state } = options;
+    const page = await this.#tx.deliveryPage(
+      { accountId, resourceId, status, state, order: options.order ?? "oldest" },
+      place,
+    );
     return { data: page.data.map(deliveryView), nextCursor: page.nextCursor };
   }
   /**
@@ -248,8 +262,13 @@ export class ControlOperations {
     return this.#tx.pixKeyPage(accountId, place);
   }
   /** One page of any control list (the dispatcher of `listPage`). */
-  list<L extends ControlListName>(list: L, options: ControlListOptions = {}): Promise<ListPage<ControlListEntry[L]>> {
-    const pages: { [K in ControlListName]: (o: ControlListOptions) => Promise<ListPage<ControlListEntry[K]>> } = {
+  list<L extends ControlListName>(
+    list: L,
+    options: ControlListOptions = {},
+  ): Promise<ListPage<ControlListEntry[L]>> {
+    const pages: {
+      [K in ControlListName]: (o: ControlListOptions) => Promise<ListPage<ControlListEntry[K]>>;
+    } = {
       accounts: (o) => this.accounts(o),
       payins: (o) => this.payins(o),
       payouts: (o) => this.payouts(o),
@@ -285,10 +304,16 @@ export class ControlOperations {
     this.#tx.resetAccount(fresh);
     return this.#view(fresh);
   }
-  async rotateWebhookSecret(accountId: string, params: { gracePeriodMs?: number } = {}): Promise<RotatedWebhookSecret> {
+  async rotateWebhookSecret(
+    accountId: string,
+    params: { gracePeriodMs?: number } = {},
+  ): Promise<RotatedWebhookSecret> {
     const input = checked(RotateWebhookSecretBody, params);
     const account = await this.#account(accountId);
-    const rotated = account.rotateWebhookSecret(this.turn.now(account), input.gracePeriodMs ?? WEBHOOK_SECRET_GRACE_MS);
+    const rotated = account.rotateWebhookSecret(
+      this.turn.now(account),
+      input.gracePeriodMs ?? WEBHOOK_SECRET_GRACE_MS,
+    );
     this.#tx.updateAccount(account);
     return rotated;
   }
@@ -301,6 +326,15 @@ export class ControlOperations {
       webhookSecret: account.webhookSecret,
       previousSecretExpiresAt: previous ? new Date(account.previousSecretUntil).toISOString() : null,
     };
+  }
+  /**
+   * Whether a `paykit-mock listen` takes the account's deliveries now, and which events (null: all):
+   * whichever process of a shared sandbox its polls reach.
+   */
+  async listener(accountId: string): Promise<ListenerView> {
+    await this.turn.account(accountId, false); // NOT_FOUND when unknown
+    const found = await this.context.work.listenerOf(accountId);
+    return { attached: found !== null, events: found?.events ?? null };
   }
   /** One poll of `paykit-mock listen` on an account (see work/listeners.ts): after the turn, never in it. */
   async listen(accountId: string, params: ListenParams): ControlAnswer<ListenResult> {
@@ -319,7 +353,11 @@ export class ControlOperations {
     await this.#duePayin(id);
     return this.#payin(await expirePayin(this.turn, id), options);
   }
-  async completeThreeDS(id: string, outcome: ThreeDSOutcome, options?: ControlCallOptions): ControlAnswer<Payin> {
+  async completeThreeDS(
+    id: string,
+    outcome: ThreeDSOutcome,
+    options?: ControlCallOptions,
+  ): ControlAnswer<Payin> {
     await this.#duePayin(id);
     const { account, payin } = await lockedPayin(this.turn, id);
     completeThreeDS(this.turn, account, payin, outcome);
@@ -337,7 +375,11 @@ export class ControlOperations {
     await this.#duePayout(id);
     return this.#payout(await payoutControl.advance(this.turn, id), options);
   }
-  async failPayout(id: string, status?: "FAILED" | "REFUSED", options?: ControlCallOptions): ControlAnswer<Payout> {
+  async failPayout(
+    id: string,
+    status?: "FAILED" | "REFUSED",
+    options?: ControlCallOptions,
+  ): ControlAnswer<Payout> {
     await this.#duePayout(id);
     return this.#payout(await payoutControl.fail(this.turn, id, status), options);
   }
@@ -360,7 +402,11 @@ export class ControlOperations {
   #payout(payout: PayoutRecord, options: ControlCallOptions | undefined): Payout | AfterCommit<Payout> {
     return this.#afterDeliveries(payout.accountId, payoutJson(payout), options);
   }
-  #afterDeliveries<T>(accountId: string, result: T, options: ControlCallOptions | undefined): T | AfterCommit<T> {
+  #afterDeliveries<T>(
+    accountId: string,
+    result: T,
+    options: ControlCallOptions | undefined,
+  ): T | AfterCommit<T> {
     if (!options?.awaitWebhooks) return result;
     return new AfterCommit(() => this.context.work.flush(accountId).then(() => result));
   }
@@ -452,7 +498,8 @@ export class ControlOperations {
   async reset(): Promise<void> {
     const id = this.#tx.sandbox.defaultAccountId;
     const current = id === null ? null : await this.turn.account(id);
-    if (current === null) throw new ApiError("INTERNAL_ERROR", "the sandbox has no default account to reset to");
+    if (current === null)
+      throw new ApiError("INTERNAL_ERROR", "the sandbox has no default account to reset to");
     this.#tx.resetSandbox(current.recreated());
     for (const entry of this.context.startPixKeys()) this.#tx.registerPixKey(entry);
   }

@@ -6,6 +6,7 @@
 import { WEBHOOK_HEADERS, WEBHOOK_RETRY_DELAYS_MS } from "@paykit/contract";
 import { Webhook } from "standardwebhooks";
 import { childTraceparent, type TraceContext } from "./trace-context.js";
+import { webhookPayload } from "./webhook-payload.js";
 
 /** One attempt to deliver a webhook: when (mock clock), the receiver's status, or what went wrong. */
 export interface WebhookAttempt {
@@ -56,6 +57,18 @@ export interface DeliveryRecord extends WebhookDelivery {
   seq: number;
 }
 
+/** Which deliveries a page of the log holds (`GET /_mock/webhooks?resourceId=&status=&state=&order=`). */
+export interface DeliveryFilter {
+  /** The payin's or payout's deliveries alone. */
+  resourceId?: string | undefined;
+  /** The deliveries of events reporting this status (`APPROVED`, `COMPLETED`). */
+  status?: string | undefined;
+  /** The deliveries in this state. */
+  state?: WebhookDelivery["state"] | undefined;
+  /** @default "oldest" */
+  order?: "newest" | "oldest" | undefined;
+}
+
 /** What a status change sends: its resource, status, destination and body. */
 export interface WebhookEvent {
   accountId: string;
@@ -75,7 +88,12 @@ export const MAX_ATTEMPTS = WEBHOOK_RETRY_DELAYS_MS.length + 1;
 export const OUT_OF_ORDER_HOLD_MS = 50;
 
 /** A delivery for a new event, due at once (or after the hold in out-of-order mode). */
-export function newDelivery(event: WebhookEvent, ulid: string, accountNow: number, realNow: number): DeliveryRecord {
+export function newDelivery(
+  event: WebhookEvent,
+  ulid: string,
+  accountNow: number,
+  realNow: number,
+): DeliveryRecord {
   return {
     id: `wh_${ulid}`,
     webhookId: `msg_${ulid}`,
@@ -86,7 +104,9 @@ export function newDelivery(event: WebhookEvent, ulid: string, accountNow: numbe
     url: event.url,
     state: "pending",
     attempts: [],
-    payload: JSON.stringify(event.body),
+    // written as a non-JavaScript sender writes it: a receiver that re-serializes fails here too
+    // (docs/decisions/webhook-body-bytes.md)
+    payload: webhookPayload(event.body),
     duplicate: event.duplicate,
     outOfOrder: event.outOfOrder,
     trace: event.trace,

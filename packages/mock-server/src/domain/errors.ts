@@ -23,7 +23,12 @@ export class ApiError extends Error {
   constructor(
     code: KnownErrorCode | (string & {}),
     message: string,
-    options: { status?: number; details?: ErrorDetail[]; headers?: Record<string, string>; keep?: boolean } = {},
+    options: {
+      status?: number;
+      details?: ErrorDetail[];
+      headers?: Record<string, string>;
+      keep?: boolean;
+    } = {},
   ) {
     super(message);
     this.code = code;

@@ -56,7 +56,6 @@ export class Faults {
   #faults: Fault[] = [];
   #seq = 0;
   /** How many armed faults name an account: only then does a request's account need resolving. */
-  #scoped = 0;
 
   add(params: FaultParams): Fault {
     if (this.#faults.length >= MAX_FAULTS) {
@@ -67,7 +66,6 @@ export class Faults {
     const fault: Fault = { ...params, id: `flt_${++this.#seq}`, times: params.times ?? 1 };
     if (fault.method) fault.method = fault.method.toUpperCase();
     this.#faults.push(fault);
-    if (fault.accountId !== undefined) this.#scoped++;
     return { ...fault };
   }
 
@@ -81,7 +79,6 @@ export class Faults {
   /** Removes every fault; with `accountId`, only those naming that account. */
   clear(accountId?: string): void {
     this.#faults = accountId === undefined ? [] : this.#faults.filter((f) => f.accountId !== accountId);
-    this.#scoped = this.#faults.filter((f) => f.accountId !== undefined).length;
   }
 
   /**
@@ -98,11 +95,9 @@ export class Faults {
     fault.times -= 1;
     if (fault.times <= 0) {
       this.#faults.splice(index, 1);
-      if (fault.accountId !== undefined) this.#scoped--;
     }
     return faultAction(fault);
   }
-
 }
 
 /** Whether an armed fault applies to a request's method and path (a trailing `*` matches a prefix). */
@@ -158,7 +153,11 @@ export class RateLimiter {
   configure(params: RateLimitParams | null): void {
     const current = this.#params;
     const windowMs = params?.windowMs ?? 1000;
-    if (current === null ? params === null : params !== null && current.limit === params.limit && current.windowMs === windowMs)
+    if (
+      current === null
+        ? params === null
+        : params !== null && current.limit === params.limit && current.windowMs === windowMs
+    )
       return;
     this.set(params);
   }

@@ -95,4 +95,3 @@ export function eventMatches(patterns: readonly string[] | null, event: string):
   if (patterns === null) return true;
   return patterns.some((p) => p === event || (p.endsWith(".*") && event.startsWith(p.slice(0, -1))));
 }
-

@@ -1,7 +1,8 @@
 // The customer's side of an open finance payin: the bank's authorization page and the decision it posts.
+
+import { settledPayin } from "./due.js";
 import { ApiError } from "./errors.js";
 import { constantTimeEqual } from "./ids.js";
-import { settledPayin } from "./due.js";
 import { authorizePayin } from "./payins.js";
 import type { PayinRecord } from "./records.js";
 import type { Turn } from "./turn.js";

@@ -119,7 +119,11 @@ export async function createPayin(
       expireAt(turn, payin, now + PIX_EXPIRY_MS);
       break;
     case "BOLETO":
-      payin.boletoBarcode = boletoLineOf(params.amount, now + BOLETO_EXPIRY_MS, await turn.tx.nextBoletoNumber());
+      payin.boletoBarcode = boletoLineOf(
+        params.amount,
+        now + BOLETO_EXPIRY_MS,
+        await turn.tx.nextBoletoNumber(),
+      );
       payin.boletoUrl = `${base}/_mock/boleto/${payin.id}.pdf`;
       expireAt(turn, payin, now + BOLETO_EXPIRY_MS);
       break;
@@ -155,7 +159,13 @@ export async function createPayin(
 
 /** Schedules a payin's expiry on its account's clock. */
 function expireAt(turn: Turn, payin: PayinRecord, at: number): void {
-  turn.tx.schedule({ kind: "payin.expire", accountId: payin.accountId, resourceId: payin.id, at, clock: "account" });
+  turn.tx.schedule({
+    kind: "payin.expire",
+    accountId: payin.accountId,
+    resourceId: payin.id,
+    at,
+    clock: "account",
+  });
 }
 
 /** Applies the retention limit (`maxRecords`) to an account (locked) after it gained a record. */
@@ -228,14 +238,20 @@ export function releaseReserve(turn: Turn, account: Account, payin: PayinRecord)
  * the table does not allow is 400 INVALID_DATA naming the current status (docs: control calls in the
  * wrong status). `account` is the payin's, locked.
  */
-export function transitionPayin(turn: Turn, account: Account, payin: PayinRecord, to: KnownPayinStatus): void {
+export function transitionPayin(
+  turn: Turn,
+  account: Account,
+  payin: PayinRecord,
+  to: KnownPayinStatus,
+): void {
   if (!canPayinTransition(payin.status, to)) {
     throw new ApiError("INVALID_DATA", `payin ${payin.id} is ${payin.status} and cannot become ${to}`, {
       details: [{ path: "status", message: `is ${payin.status}` }],
     });
   }
   recordStatus(payin, to, turn.now(account));
-  if (payin.status !== "PENDING" && payin.status !== "PENDING_3DS") turn.tx.unschedule("payin.expire", payin.id);
+  if (payin.status !== "PENDING" && payin.status !== "PENDING_3DS")
+    turn.tx.unschedule("payin.expire", payin.id);
   if (to === "APPROVED") {
     credit(turn, account, payin);
     turn.tx.updateAccount(account);
@@ -246,7 +262,8 @@ export function transitionPayin(turn: Turn, account: Account, payin: PayinRecord
 
 /** A payin's expiry as scheduled at creation: only if it is still waiting (PENDING, or PENDING_3DS). */
 export function expireOnClock(turn: Turn, account: Account, payin: PayinRecord): void {
-  if (payin.status === "PENDING" || payin.status === "PENDING_3DS") transitionPayin(turn, account, payin, "EXPIRED");
+  if (payin.status === "PENDING" || payin.status === "PENDING_3DS")
+    transitionPayin(turn, account, payin, "EXPIRED");
 }
 
 /** A payin of any account by id, with its account locked; 404 NOT_FOUND when there is none. */

@@ -1,6 +1,8 @@
 import {
   canPayoutTransition,
   compiled,
+  type DateTimeBounds,
+  dateTimeBounds,
   type KnownPayoutStatus,
   PAYOUT_ID_PREFIX,
   PAYOUT_LIST_DEFAULTS,
@@ -49,8 +51,11 @@ export async function createPayout(
   const fee = caller.fees.payoutFlatCents;
   if (params.amount <= fee)
     throw invalidData("amount", `must be greater than the payout fee of ${fee} cents`);
-  const holder = await lookupPixKey(params.pixKeyType, params.pixKey, turn.pixDirectoryOf(caller), (type, key) =>
-    turn.tx.pixKey(type, key, caller.id),
+  const holder = await lookupPixKey(
+    params.pixKeyType,
+    params.pixKey,
+    turn.pixDirectoryOf(caller),
+    (type, key) => turn.tx.pixKey(type, key, caller.id),
   );
   if (!holder) {
     throw new ApiError(
@@ -192,7 +197,10 @@ function advanceStep(turn: Turn, account: Account, payout: PayoutRecord): void {
 }
 
 /** A payout of any account by id, with its account locked, or 404 NOT_FOUND. */
-export async function lockedPayout(turn: Turn, id: string): Promise<{ account: Account; payout: PayoutRecord }> {
+export async function lockedPayout(
+  turn: Turn,
+  id: string,
+): Promise<{ account: Account; payout: PayoutRecord }> {
   const found = await turn.tx.payout(id);
   if (found === null) throw new ApiError("NOT_FOUND", `payout ${id} does not exist`);
   const account = await turn.account(found.accountId);
@@ -250,11 +258,11 @@ export function readListQuery(query: string): unknown {
   return out;
 }
 
-// A date-only bound covers its whole UTC day; a date-time without a zone is read as UTC.
+// The contract reads the bounds, as it checked them: a date alone covers its whole UTC day, a date-time
+// without a zone is UTC, a leap second or a sub-millisecond fraction rounds toward the inside.
 function boundOf(value: string, end: boolean): number {
-  if (/^\d{4}-\d{2}-\d{2}$/.test(value)) return Date.parse(`${value}T00:00:00Z`) + (end ? 86_399_999 : 0);
-  const zoned = /(Z|[+-]\d{2}:?\d{2})$/.test(value) ? value : `${value}Z`;
-  return Date.parse(zoned);
+  const bounds = dateTimeBounds(value) as DateTimeBounds; // PayoutListQuery took it: it is one
+  return end ? bounds.to : bounds.from;
 }
 
 /**
@@ -285,5 +293,8 @@ export async function listPayouts(turn: Turn, account: Account, rawQuery: unknow
         ? account.payoutCount
         : (account.payoutStatusCounts[query.status] ?? 0),
   });
-  return { data: records.map(payoutJson), meta: { total, page, limit, totalPages: Math.ceil(total / limit) } };
+  return {
+    data: records.map(payoutJson),
+    meta: { total, page, limit, totalPages: Math.ceil(total / limit) },
+  };
 }

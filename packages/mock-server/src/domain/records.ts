@@ -139,11 +139,13 @@ export interface PayoutRecord
 }
 
 /** Mock time of a record's last status change: creation's until the first transition (no field kept). */
-export function updatedAtOf(record: { createdAt: number; transitions: StoredChange<string>[] | null }): number {
+export function updatedAtOf(record: {
+  createdAt: number;
+  transitions: StoredChange<string>[] | null;
+}): number {
   const transitions = record.transitions;
   return transitions === null ? record.createdAt : transitions[transitions.length - 1]!.at;
 }
-
 
 /** A payin's customer and items, read back from its stored JSON text. */
 export function orderOf(p: PayinRecord): StoredOrder {
@@ -269,7 +271,14 @@ export function payinWebhookJson(p: PayinRecord): PayinWebhookBody {
 
 /** The payout record of lists, control answers and webhooks: no `bankReceipt`, with `failureCode`. */
 export function payoutJson(p: PayoutRecord): PayoutWebhookBody & Payout {
-  const { accountId: _account, webhookUrl: _url, transitions: _history, trace: _trace, createdAt, ...fields } = p;
+  const {
+    accountId: _account,
+    webhookUrl: _url,
+    transitions: _history,
+    trace: _trace,
+    createdAt,
+    ...fields
+  } = p;
   return { ...fields, currency: "BRL", createdAt: iso(createdAt), updatedAt: iso(updatedAtOf(p)) };
 }
 

@@ -63,10 +63,12 @@ export interface PayoutListing {
   total: number;
 }
 
-/** Which deliveries a page of the log holds. */
-export interface DeliveryFilter {
+/** Which deliveries a page of the log holds, as a store reads them. */
+export interface DeliveryQuery {
   accountId?: string | undefined;
   resourceId?: string | undefined;
+  /** The status the event reports. */
+  status?: string | undefined;
   state?: DeliveryRecord["state"] | undefined;
   /** `newest` first (the MCP tool), or `oldest` first (the control list). */
   order: "newest" | "oldest";
@@ -163,7 +165,7 @@ export interface StoreTx {
   insertDelivery(delivery: DeliveryRecord): void;
   delivery(id: string): Promise<DeliveryRecord | null>;
   updateDelivery(delivery: DeliveryRecord): void;
-  deliveryPage(filter: DeliveryFilter, place: PagePlace): Promise<ListPage<DeliveryRecord>>;
+  deliveryPage(filter: DeliveryQuery, place: PagePlace): Promise<ListPage<DeliveryRecord>>;
 
   // faults, the PIX directory, the sandbox
   /** Takes one use of the first armed fault that matches a request (of the account, or of any). */
@@ -254,9 +256,13 @@ export interface SandboxStore {
    * all when absent) are due now, whatever their retry's time: a listener attached, or a later event of
    * their resource was queued.
    */
-  bringForward(accountId: string, events: readonly string[] | null, resourceIds?: readonly string[]): Promise<void>;
-  /** The holder of an account's listener now, if its lease is live. */
-  listenerOf(accountId: string): Promise<{ owner: string; listener: string } | null>;
+  bringForward(
+    accountId: string,
+    events: readonly string[] | null,
+    resourceIds?: readonly string[],
+  ): Promise<void>;
+  /** The holder of an account's listener now, if its lease is live, and the events it takes (null: all). */
+  listenerOf(accountId: string): Promise<{ owner: string; listener: string; events: string[] | null } | null>;
   /** Lets an account's listener go (it stopped), if it still holds it. */
   dropListener(accountId: string, listener: string): Promise<void>;
   /** Removes the accounts nobody used for `retentionMs` (never the default one); answers their ids. */

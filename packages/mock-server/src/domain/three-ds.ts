@@ -1,8 +1,9 @@
 // The customer's side of a card payin's post-order 3DS challenge: the acquirer's challenge page, open
 // while the payin waits in PENDING_3DS, and the decision that page posts with the transaction's session.
+
+import { settledChallenge } from "./due.js";
 import { ApiError } from "./errors.js";
 import { constantTimeEqual } from "./ids.js";
-import { settledChallenge } from "./due.js";
 import { completeThreeDS, lockedPayin, type ThreeDSOutcome } from "./payins.js";
 import type { PayinRecord } from "./records.js";
 import type { Turn } from "./turn.js";
@@ -42,7 +43,8 @@ export async function decideChallenge(
   decision: ChallengeDecision,
 ): Promise<{ payin: PayinRecord; outcome: ThreeDSOutcome }> {
   const found = await settledChallenge(turn, decision.tx);
-  const { account, payin } = found === null ? { account: null, payin: null } : await lockedPayin(turn, found.id);
+  const { account, payin } =
+    found === null ? { account: null, payin: null } : await lockedPayin(turn, found.id);
   if (!payin?.threeDS) {
     throw new ApiError("CHALLENGE_UNAVAILABLE", "no 3DS transaction with this id", { status: 404 });
   }
@@ -56,6 +58,11 @@ export async function decideChallenge(
       status: 410,
     });
   }
-  const outcome = completeThreeDS(turn, account!, payin, decision.action === "approve" ? "AUTHENTICATED" : "REJECTED");
+  const outcome = completeThreeDS(
+    turn,
+    account!,
+    payin,
+    decision.action === "approve" ? "AUTHENTICATED" : "REJECTED",
+  );
   return { payin, outcome };
 }

@@ -67,7 +67,12 @@ export class Turn {
    * Queues the webhook of a payin's or payout's new status, when it has a `webhookUrl`, in the trace
    * of the request that created it: stored with the change, sent once the turn commits.
    */
-  notify(account: Account, record: PayinRecord | PayoutRecord, status: string, resource: "payin" | "payout"): void {
+  notify(
+    account: Account,
+    record: PayinRecord | PayoutRecord,
+    status: string,
+    resource: "payin" | "payout",
+  ): void {
     if (!record.webhookUrl) return;
     const now = this.now(account);
     const delivery = newDelivery(
@@ -77,7 +82,8 @@ export class Turn {
         resourceId: record.id,
         status,
         url: record.webhookUrl,
-        body: resource === "payin" ? payinWebhookJson(record as PayinRecord) : payoutJson(record as PayoutRecord),
+        body:
+          resource === "payin" ? payinWebhookJson(record as PayinRecord) : payoutJson(record as PayoutRecord),
         duplicate: account.webhookDuplicates,
         outOfOrder: account.webhookOutOfOrder,
         trace: record.trace,

@@ -8,9 +8,9 @@ import type { EngineRequest } from "./messages.js";
 /**
  * Whom a control call concerns, for the access rules of a shared sandbox: `open` (anyone: a CI run
  * making its own account), `global` (every account: the sandbox clock, resetting everything, the whole
- * delivery log, faults for everyone), `caller` (whoever is authorized, each seeing their own: the
- * account list shows account keys their own account alone), or one account (`accountId` `null` when
- * the named resource does not exist; `resource` names it in the 404 another account's keys get).
+ * delivery log, the account list, faults for everyone), `caller` (the account of the keys the request
+ * is sent with: `GET /_mock/account`), or one account (`accountId` `null` when the named resource does
+ * not exist; `resource` names it in the 404 another account's keys get).
  */
 export type ControlAccess = "open" | "global" | "caller" | { accountId: string | null; resource: string };
 
@@ -107,6 +107,8 @@ export async function accessOf(
     case "global":
     case "caller":
       return scope;
+    case "allAccounts":
+      return "global";
     case "account":
       return oneAccount(turn, id);
     case "payin":
@@ -114,7 +116,10 @@ export async function accessOf(
     case "payout":
       return { accountId: (await turn.tx.payout(id))?.accountId ?? null, resource: `payout ${id}` };
     case "delivery":
-      return { accountId: (await turn.tx.delivery(id))?.accountId ?? null, resource: `webhook delivery ${id}` };
+      return {
+        accountId: (await turn.tx.delivery(id))?.accountId ?? null,
+        resource: `webhook delivery ${id}`,
+      };
     case "queried": {
       // `?accountId=` narrows a list (or the faults) to one account; without it the call is everyone's
       const accountId = new URLSearchParams(req.query).get("accountId") || undefined;

@@ -1,3 +1,4 @@
+import { WEBHOOK_TIMEOUT_MS } from "@paykit/contract";
 import type { ControlCall, ControlInput } from "../control/call.js";
 import { directControl } from "../control/direct.js";
 import type { MockControl } from "../control/mock-control.js";
@@ -10,19 +11,18 @@ import {
 } from "../domain/accounts.js";
 import { AfterCommit, ControlOperations, openAccount } from "../domain/control.js";
 import { ApiError } from "../domain/errors.js";
-import { randomString, UlidFactory } from "../domain/ids.js";
 import { RateLimiter } from "../domain/faults.js";
+import { randomString, UlidFactory } from "../domain/ids.js";
 import { registeredEntry } from "../domain/pix-directory.js";
 import type { SandboxStore } from "../domain/repository.js";
 import { retentionMs } from "../domain/retention-period.js";
+import { StoreUnavailableError } from "../domain/store-errors.js";
 import type { Turn } from "../domain/turn.js";
 import { DEFAULT_DELIVERY_CONCURRENCY, DeliverySlots } from "../internal/delivery-slots.js";
 import { MemoryStore } from "../stores/memory/memory-store.js";
 import { startRetention } from "../work/retention.js";
-import { StoreUnavailableError } from "../domain/store-errors.js";
 import { Turns } from "../work/turns.js";
 import { Worker } from "../work/worker.js";
-import { WEBHOOK_TIMEOUT_MS } from "@paykit/contract";
 import { authorizeSharedControlCall, checkAdminToken } from "./control-access.js";
 import { DEFAULT_ACCOUNT, type EngineOptions } from "./engine-options.js";
 import { type EngineRequest, type EngineResponse, errorResponse, MAX_BODY_BYTES } from "./messages.js";
@@ -154,7 +154,9 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
   // The default account: its keys are known now (given, or made here), its row once `ready`.
   const fixed = options.defaultAccount ?? {};
   const keys =
-    fixed.publicKey && fixed.secretKey ? { publicKey: fixed.publicKey, secretKey: fixed.secretKey } : newKeyPair();
+    fixed.publicKey && fixed.secretKey
+      ? { publicKey: fixed.publicKey, secretKey: fixed.secretKey }
+      : newKeyPair();
   const account: AccountKeys = {
     accountId: `acct_${ids.next(Date.now())}`,
     ...keys,
@@ -162,7 +164,12 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
     // (docs/decisions/mock-server-starting.md): a random secret unless fixed, kept across resets.
     webhookSecret: fixed.webhookSecret ?? newWebhookSecret(),
   };
-  const defaultParams: CreateAccountParams = { ...DEFAULT_ACCOUNT, ...fixed, ...keys, webhookSecret: account.webhookSecret };
+  const defaultParams: CreateAccountParams = {
+    ...DEFAULT_ACCOUNT,
+    ...fixed,
+    ...keys,
+    webhookSecret: account.webhookSecret,
+  };
 
   const context = {
     work: worker,
@@ -170,29 +177,32 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
   };
   const router = new Router(allRoutes(context));
 
-  const ready = turns.run(async (turn) => {
-    const storedId = turn.tx.sandbox.defaultAccountId;
-    const stored =
-      (storedId === null ? null : await turn.tx.account(storedId)) ?? (await turn.tx.accountByPublicKey(keys.publicKey));
-    if (stored !== null) {
-      // another process (or an earlier run) opened the sandbox: its default account is this one's
-      account.accountId = stored.id;
-      if (stored.publicKey !== account.publicKey) {
-        account.publicKey = stored.publicKey;
-        account.secretKey = "";
+  const ready = turns
+    .run(async (turn) => {
+      const storedId = turn.tx.sandbox.defaultAccountId;
+      const stored =
+        (storedId === null ? null : await turn.tx.account(storedId)) ??
+        (await turn.tx.accountByPublicKey(keys.publicKey));
+      if (stored !== null) {
+        // another process (or an earlier run) opened the sandbox: its default account is this one's
+        account.accountId = stored.id;
+        if (stored.publicKey !== account.publicKey) {
+          account.publicKey = stored.publicKey;
+          account.secretKey = "";
+        }
+        if (stored.webhookSecret !== null) account.webhookSecret = stored.webhookSecret;
+        else delete account.webhookSecret;
+      } else {
+        await openAccount(turn, defaultParams, account.accountId);
+        for (const entry of context.startPixKeys()) turn.tx.registerPixKey(entry);
       }
-      if (stored.webhookSecret !== null) account.webhookSecret = stored.webhookSecret;
-      else delete account.webhookSecret;
-    } else {
-      await openAccount(turn, defaultParams, account.accountId);
-      for (const entry of context.startPixKeys()) turn.tx.registerPixKey(entry);
-    }
-    if (turn.tx.sandbox.defaultAccountId !== account.accountId)
-      turn.tx.updateSandbox({ ...turn.tx.sandbox, defaultAccountId: account.accountId });
-  }).then(async () => {
-    // payouts a process with --manual left moving go on when this one moves them
-    if (turns.rules.autoAdvance) await store.armPayoutSteps?.(Date.now() + turns.rules.advanceIntervalMs);
-  });
+      if (turn.tx.sandbox.defaultAccountId !== account.accountId)
+        turn.tx.updateSandbox({ ...turn.tx.sandbox, defaultAccountId: account.accountId });
+    })
+    .then(async () => {
+      // payouts a process with --manual left moving go on when this one moves them
+      if (turns.rules.autoAdvance) await store.armPayoutSteps?.(Date.now() + turns.rules.advanceIntervalMs);
+    });
   ready.catch(onError);
   worker.start();
 
@@ -214,7 +224,9 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
       const answer = await runRequest(async (turn) => {
         // a fault takes its use in the request's turn: committed even when it refuses the request
         if (route.kind === "api" && turn.tx.sandbox.faultsArmed) {
-          const caller = await credentialsAccount(req.header("authorization"), (pk) => turn.tx.accountByPublicKey(pk));
+          const caller = await credentialsAccount(req.header("authorization"), (pk) =>
+            turn.tx.accountByPublicKey(pk),
+          );
           const fault = await turn.tx.takeFault(req.method, req.path, caller?.id ?? null);
           if (fault !== null) {
             delayMs = fault.latencyMs;
@@ -230,19 +242,31 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
         if (route.kind === "api" && limit !== null) {
           rateLimiter.configure(limit);
           // Per authenticated account; requests without valid credentials share one bucket per client.
-          const caller = await credentialsAccount(req.header("authorization"), (pk) => turn.tx.accountByPublicKey(pk));
+          const caller = await credentialsAccount(req.header("authorization"), (pk) =>
+            turn.tx.accountByPublicKey(pk),
+          );
           rateLimiter.check(caller?.id ?? `client:${req.remoteAddress ?? "unknown"}`, Date.now());
         }
         let caller: string | undefined;
         if (route.kind === "control") {
           guardControlCall(req);
+          const access = (await route.access?.({ req, params, turn })) ?? "global";
           if (sharedToken !== undefined) {
-            const access = (await route.access?.({ req, params, turn })) ?? "global";
             caller = await authorizeSharedControlCall(turn, req, access, sharedToken);
+          } else if (access === "caller") {
+            // `GET /_mock/account`: an account's own keys read their account on any mock, a token-guarded
+            // one too (what they read, the merchant API with the same keys nearly shows)
+            const keys = await credentialsAccount(req.header("authorization"), (pk) =>
+              turn.tx.accountByPublicKey(pk),
+            );
+            caller = keys?.id;
+            if (caller === undefined && options.adminToken !== undefined)
+              checkAdminToken(req, options.adminToken);
           } else if (options.adminToken !== undefined) checkAdminToken(req, options.adminToken);
           // a control call about an account is a use of it too (retention counts from the last use)
           if (caller !== undefined) turn.tx.touchAccount(caller);
-          if (params.id !== undefined && route.path.startsWith("/_mock/accounts/:id")) turn.tx.touchAccount(params.id);
+          if (params.id !== undefined && route.path.startsWith("/_mock/accounts/:id"))
+            turn.tx.touchAccount(params.id);
         }
         return route.handle(caller === undefined ? { req, params, turn } : { req, params, caller, turn });
       }, route.writes !== false);
@@ -261,7 +285,8 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
       try {
         return await turns.run(work, { write: writes });
       } catch (error) {
-        if (!(error instanceof StoreUnavailableError) || !error.runAgain || run >= RUNS_PER_REQUEST) throw error;
+        if (!(error instanceof StoreUnavailableError) || !error.runAgain || run >= RUNS_PER_REQUEST)
+          throw error;
       }
     }
   }
@@ -270,7 +295,9 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
     if (error instanceof ApiError) return withChallenge(req, errorResponse(error));
     if (error instanceof StoreUnavailableError) {
       onError(error);
-      return errorResponse(new ApiError("INTERNAL_ERROR", error.message, { status: 503, headers: { "retry-after": "1" } }));
+      return errorResponse(
+        new ApiError("INTERNAL_ERROR", error.message, { status: 503, headers: { "retry-after": "1" } }),
+      );
     }
     onError(error);
     return errorResponse(
@@ -279,7 +306,10 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
   }
 
   /** A control call of the in-process control: one turn, then what it waits for. */
-  async function runCall<W>(call: ControlCall<never, W, unknown>, input: ControlInput<unknown, unknown>): Promise<W> {
+  async function runCall<W>(
+    call: ControlCall<never, W, unknown>,
+    input: ControlInput<unknown, unknown>,
+  ): Promise<W> {
     await ready;
     const answer = await runRequest((turn) => {
       // a control call about an account is a use of it (retention counts from the last use)

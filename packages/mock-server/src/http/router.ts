@@ -28,7 +28,9 @@ export interface Route {
   /** False for a route that changes nothing: its turn takes no lock. @default true */
   writes?: false;
   /** Answers the request in its turn, or once its turn committed (what it waits for after it). */
-  handle(call: RouteCall): EngineResponse | AfterCommit<EngineResponse> | Promise<EngineResponse | AfterCommit<EngineResponse>>;
+  handle(
+    call: RouteCall,
+  ): EngineResponse | AfterCommit<EngineResponse> | Promise<EngineResponse | AfterCommit<EngineResponse>>;
 }
 
 interface Compiled {

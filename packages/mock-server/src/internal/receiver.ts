@@ -25,7 +25,8 @@ export async function drainBounded(response: Response): Promise<void> {
 /** Why a request to a receiver got no answer, in a line: a timeout, or the cause's code (`ECONNREFUSED`). */
 export function describeFailure(cause: unknown, timeoutMs: number): string {
   if (cause instanceof Error) {
-    if (cause.name === "TimeoutError" || cause.name === "AbortError") return `no answer within ${timeoutMs} ms`;
+    if (cause.name === "TimeoutError" || cause.name === "AbortError")
+      return `no answer within ${timeoutMs} ms`;
     const code = (cause.cause as { code?: unknown } | undefined)?.code;
     return typeof code === "string" ? `${cause.message} (${code})` : cause.message;
   }

@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import { accountOf } from "../control/account-of.js";
 import { createHttpControl } from "../control/http-client.js";
-import { type MockControl, MockControlError } from "../control/mock-control.js";
+import { MockControlError } from "../control/mock-control.js";
 import { type ListenAck, type ListenAttempt, MAX_LISTEN_WAIT_MS } from "../domain/listeners.js";
 import { assertMock, refuseLiveKeys, type TriggerKeys, TriggerRefusedError } from "../scenarios/target.js";
 import { FORWARD_TIMEOUT_MS, forwardAttempt } from "./forward.js";
@@ -110,7 +110,7 @@ export async function runListener(options: ListenOptions, report: ListenReport):
         ]),
       }),
   });
-  const accountId = await findAccount(control, url, options.keys.publicKey);
+  const accountId = await findAccount({ url, fetch: doFetch }, options.keys);
   const listener = `lst_${randomUUID().replaceAll("-", "")}`;
   const webhookSecret = options.withSecret
     ? (await control.webhookSecret(accountId)).webhookSecret
@@ -214,17 +214,21 @@ export async function runListener(options: ListenOptions, report: ListenReport):
   await last.listen(accountId, { listener, acks, detach: true }).catch(() => {});
 }
 
-async function findAccount(control: MockControl, url: string, publicKey: string): Promise<string> {
+async function findAccount(
+  reach: { url: string; fetch: typeof fetch },
+  keys: ListenOptions["keys"],
+): Promise<string> {
   try {
-    const view = await accountOf(control, publicKey);
+    const view = await accountOf(reach, keys);
     if (view === undefined)
-      throw new TriggerRefusedError(`no account of the mock at ${url} has the public key ${publicKey}`);
+      throw new TriggerRefusedError(
+        `no account of the mock at ${reach.url} has the public key ${keys.publicKey} with that secret key`,
+      );
     return view.accountId;
   } catch (error) {
     if (error instanceof MockControlError)
       throw new TriggerRefusedError(
-        `the mock at ${url} refused to list the account (${error.status} ${error.code}: ${error.message}); ` +
-          "on a shared sandbox (--shared) the account's keys authorize it, else give --admin-token",
+        `the mock at ${reach.url} refused to read the account of these keys (${error.status} ${error.code}: ${error.message})`,
       );
     throw error;
   }

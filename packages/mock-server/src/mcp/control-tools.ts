@@ -62,6 +62,17 @@ const ACTS_ON: Partial<Record<AnyCall["scope"], string>> = {
   bodyAccount: " For this session's account.",
 };
 
+/** How many deliveries one page of the `webhooks` tool holds unless the agent asks for another `limit`. */
+export const AGENT_WEBHOOKS_PAGE = 20;
+
+/** What a tool does differently from its control call, said in its description. */
+const NOTES: Partial<Record<ControlCallName, string>> = {
+  webhooks:
+    ` Here newest first unless order is "oldest", ${AGENT_WEBHOOKS_PAGE} a page unless limit says otherwise;` +
+    " resourceId finds the deliveries of the payin or payout you just moved, and nextCursor (passed as cursor," +
+    " with the same filters) the next page.",
+};
+
 /** The properties and required names of an object schema's JSON Schema. */
 function objectParts(schema: AnyCall["body"], name: string): { properties: JsonObject; required: string[] } {
   if (schema === null) return { properties: {}, required: [] };
@@ -101,7 +112,7 @@ function controlTool(name: ControlCallName, call: AnyCall): McpTool {
   };
   return {
     name,
-    description: `${call.summary} (mock control API: ${call.method} /_mock${call.path}).${ACTS_ON[call.scope] ?? ""}`,
+    description: `${call.summary} (mock control API: ${call.method} /_mock${call.path}).${ACTS_ON[call.scope] ?? ""}${NOTES[name] ?? ""}`,
     inputSchema,
     async run(args, sandbox) {
       const unknown = Object.keys(args).filter((field) => !Object.hasOwn(properties, field));
@@ -132,10 +143,35 @@ function controlTool(name: ControlCallName, call: AnyCall): McpTool {
         if (call.scope === "queried") request.query = { ...request.query, accountId };
         else request.body = { ...(request.body as JsonObject), accountId };
       }
-      const answer = await sandbox.control(call, request);
+      const sent = BEFORE[name]?.(request, sandbox) ?? request;
+      const answer = await sandbox.control(call, sent);
       return AFTER[name]?.(answer, args, sandbox) ?? answer;
     },
   };
+}
+
+/** What the session adds to a call's request before it is sent. */
+const BEFORE: Partial<
+  Record<ControlCallName, (request: ControlRequest, sandbox: Sandbox) => ControlRequest>
+> = {
+  // An agent looks for what just happened: the newest deliveries first, a page it can read.
+  webhooks: (request) => ({
+    ...request,
+    query: { order: "newest", limit: AGENT_WEBHOOKS_PAGE, ...definedOnly(request.query) },
+  }),
+  // An account signs its deliveries with the receiver's secret (--webhook-secret) unless the agent
+  // gave one: a receiver that verifies, as every receiver should, then accepts them.
+  createAccount: (request, sandbox) => {
+    const body = (request.body ?? {}) as JsonObject;
+    const secret = sandbox.receiverWebhookSecret;
+    return body.webhookSecret !== undefined || secret === undefined
+      ? request
+      : { ...request, body: { ...body, webhookSecret: secret } };
+  },
+};
+
+function definedOnly(query: ControlRequest["query"]): NonNullable<ControlRequest["query"]> {
+  return Object.fromEntries(Object.entries(query ?? {}).filter(([, value]) => value !== undefined));
 }
 
 /** What a call's answer changes in the session, and how it is shown. */
@@ -143,18 +179,30 @@ const AFTER: Partial<
   Record<ControlCallName, (answer: unknown, args: JsonObject, sandbox: Sandbox) => unknown>
 > = {
   // The new account becomes the session's; its secret key and webhook secret stay with the server.
-  createAccount: (answer, _args, sandbox) => {
+  // What is said of the webhook secret is what the mock answered: withheld when the account has one,
+  // `webhookSigned: false` and how to sign when it has none (getAccount says the same); see
+  // docs/decisions/mcp-account-signing-and-secrets.md.
+  createAccount: (answer, args, sandbox) => {
     const account = answer as AccountKeys;
     sandbox.adopt(account);
+    const signed = typeof account.webhookSecret === "string";
+    const keys =
+      "The later tools of this session act on this account, with its keys, which this MCP server keeps.";
+    const signing = !signed
+      ? "Its webhook deliveries are unsigned (webhookSigned: false), and a receiver that verifies signatures " +
+        "refuses them: give updateAccount the webhookSecret your receiver is configured with, or start this " +
+        "MCP server with --webhook-secret (or PAYKIT_WEBHOOK_SECRET) so that createAccount uses it."
+      : typeof args.webhookSecret === "string"
+        ? "Its webhook deliveries are signed with the webhookSecret you gave."
+        : "Its webhook deliveries are signed with your receiver's webhook secret, the one this MCP server " +
+          "was started with (--webhook-secret or PAYKIT_WEBHOOK_SECRET).";
     return {
       accountId: account.accountId,
       publicKey: account.publicKey,
       secretKey: WITHHELD,
-      webhookSecret: WITHHELD,
-      note:
-        "The later tools of this session act on this account, with its keys, which this MCP server keeps. " +
-        "For a receiver to verify its deliveries, give createAccount (or updateAccount) the webhookSecret " +
-        "the receiver is configured with.",
+      ...(signed ? { webhookSecret: WITHHELD } : {}),
+      webhookSigned: signed,
+      note: `${keys} ${signing}`,
     };
   },
   updateAccount: (answer, args, sandbox) => {

@@ -91,25 +91,22 @@ export class Sandbox {
         "NO_ACCOUNT",
         "no account yet: call createAccount first, or start the server with --keys pk_test_…:sk_test_…",
       );
-    let cursor: string | undefined;
-    do {
-      const page = (await this.control(CONTROL_CALLS.accounts as never, {
-        query: { limit: 1000, cursor },
-      })) as {
-        data: { accountId: string; publicKey: string }[];
-        nextCursor: string | null;
-      };
-      const found = page.data.find((account) => account.publicKey === keys.publicKey);
-      if (found !== undefined) {
-        this.#account = { accountId: found.accountId, ...keys };
-        return this.#account;
-      }
-      cursor = page.nextCursor ?? undefined;
-    } while (cursor !== undefined);
-    throw new ToolError(
-      "UNKNOWN_KEYS",
-      `no account of the mock at ${this.url} has the public key ${keys.publicKey}: check --keys, or call createAccount`,
-    );
+    // the keys read their own account (GET /_mock/account), on any mock: no list of every account
+    let found: { accountId: string };
+    try {
+      found = (await this.#send(controlPath(CONTROL_CALLS.ownAccount as never, {}), {
+        method: "GET",
+        headers: { authorization: basicAuthorization(keys) },
+      })) as { accountId: string };
+    } catch (error) {
+      if (!(error instanceof ToolError) || error.status !== 404) throw error;
+      throw new ToolError(
+        "UNKNOWN_KEYS",
+        `no account of the mock at ${this.url} has the public key ${keys.publicKey} with that secret key: check --keys, or call createAccount`,
+      );
+    }
+    this.#account = { accountId: found.accountId, ...keys };
+    return this.#account;
   }
 
   /** The mock's `--admin-token` this session was given, for the calls it makes. */
@@ -123,6 +120,11 @@ export class Sandbox {
    */
   get webhookSecret(): string | undefined {
     return this.#receiverSecret ?? this.#account?.webhookSecret;
+  }
+
+  /** The developer's receiver's webhook secret (`--webhook-secret`), if the session was given one. */
+  get receiverWebhookSecret(): string | undefined {
+    return this.#receiverSecret;
   }
 
   /** Makes an account the one the later tools act on; its secrets stay here. */

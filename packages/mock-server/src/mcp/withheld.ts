@@ -51,9 +51,15 @@ function cardShown(card: Record<string, unknown>): Record<string, unknown> {
   return typeof number === "string" ? { ...rest, last4: number.slice(-4) } : rest;
 }
 
+// Text shaped like a secret: a secret key's or a webhook secret's prefix followed by at least as many
+// characters as the mock's shortest (CreateAccountBody: sk_test_ and 8, whsec_ and 16). A bare prefix
+// is not a secret: the server's own messages name `pk_test_…:sk_test_…` and `whsec_…` as placeholders,
+// which an empty match used to turn into `sk_…(withheld)…`. No boundary before the prefix: in the JSON
+// text scrubbed, an escape (`\n`) or any word may sit right before a secret, and withholding a little
+// too much is better than showing one (docs/decisions/mcp-account-signing-and-secrets.md).
 const SECRET_SHAPES: [RegExp, string][] = [
-  [/sk_(?:test|live)_[A-Za-z0-9_]*/g, "sk_…(withheld)"],
-  [/whsec_[A-Za-z0-9+/=]*/g, "whsec_…(withheld)"],
+  [/sk_(?:test|live)_[A-Za-z0-9_]{8,}/g, "sk_…(withheld)"],
+  [/whsec_[A-Za-z0-9+/]{16,}={0,2}/g, "whsec_…(withheld)"],
 ];
 
 // A string that may be a card number: digits, maybe in groups split by spaces or dashes.

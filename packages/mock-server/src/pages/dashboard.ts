@@ -6,6 +6,7 @@
  * | call | for |
  * |---|---|
  * | `GET /_mock/accounts` → `{ data: AccountView[], nextCursor }` | accounts, settings and balances |
+ * | `GET /_mock/account` → `AccountView` | signed in with an account's keys: that account |
  * | `GET /_mock/payins?accountId=` → `{ data: payin[], nextCursor }` (with `accountId`, `statusHistory`) | payins |
  * | `GET /_mock/payouts?accountId=` → `{ data: payout[], nextCursor }` (with `accountId`, `statusHistory`) | payouts |
  * | `POST /_mock/payouts/{id}/approve`, `/reject` | the manual approval (AWAITING_APPROVAL) |
@@ -207,12 +208,19 @@ function renderClock() {
   }, function (error) { $("clock").textContent = error.message; });
 }
 
-// With an account's keys, learn which account they are (the list shows it alone) before the rest.
+// With an account's keys, learn which account they are (GET /_mock/account) before the rest.
 function whoAmI() {
   if (!KEYS.test(state.token) || state.self) return Promise.resolve();
-  return list("accounts").then(function (result) {
-    if (result.rows.length === 1) state.self = state.account = result.rows[0].accountId;
-  });
+  return api("GET", "account").then(function (account) {
+    if (account && account.accountId) state.self = state.account = account.accountId;
+  }, function () {});
+}
+
+// The accounts shown: every account for the admin, the keys' own account alone (the list is the admin's).
+function accounts() {
+  if (!state.self) return list("accounts");
+  return api("GET", "account").then(function (a) { return { rows: [a], more: false }; },
+    function (error) { return { rows: [], error: error.message }; });
 }
 
 function refresh() {
@@ -222,7 +230,7 @@ function refresh() {
 function refreshAll() {
   var q = query();
   return Promise.all([
-    list("accounts").then(renderAccounts),
+    accounts().then(renderAccounts),
     list("payouts" + q).then(renderPayouts),
     list("payins" + q).then(renderPayins),
     list("webhooks" + q).then(renderWebhooks),

@@ -8,8 +8,8 @@ import { SEED_PIX_KEYS } from "../domain/pix-directory.js";
 import type { SandboxStore } from "../domain/repository.js";
 import { pixKeyId } from "./memory/memory-state.js";
 import { MemoryStore } from "./memory/memory-store.js";
-import { type Migration, MIGRATIONS, migrate, SchemaTooNewError } from "./sql/migrations.js";
-import { openPglite, openPostgres, shownUrl, type SqlDatabase } from "./sql/sql-client.js";
+import { MIGRATIONS, type Migration, migrate, SchemaTooNewError } from "./sql/migrations.js";
+import { openPglite, openPostgres, type SqlDatabase, shownUrl } from "./sql/sql-client.js";
 import { SqlStore } from "./sql/sql-store.js";
 
 /**
@@ -42,7 +42,10 @@ export interface OpenStoreOptions {
 }
 
 /** Opens the store of `option`: memory, a data directory, or a PostgreSQL URL. */
-export async function openSandboxStore(option: MockStoreOption, options: OpenStoreOptions = {}): Promise<SandboxStore> {
+export async function openSandboxStore(
+  option: MockStoreOption,
+  options: OpenStoreOptions = {},
+): Promise<SandboxStore> {
   if (option === "memory") return new MemoryStore(options.now);
   if ("dataDir" in option) {
     const dir = resolve(option.dataDir);
@@ -62,7 +65,11 @@ export async function openSandboxStore(option: MockStoreOption, options: OpenSto
     idleInTransactionMs: options.idleInTransactionMs ?? 2000,
   });
   try {
-    return await sqlStore(db, { kind: "shared", description: `PostgreSQL at ${shownUrl(option.url)}` }, options);
+    return await sqlStore(
+      db,
+      { kind: "shared", description: `PostgreSQL at ${shownUrl(option.url)}` },
+      options,
+    );
   } catch (error) {
     if (error instanceof SchemaTooNewError) throw error;
     // where, and why; never the URL's password (the driver's message holds none)
@@ -109,7 +116,9 @@ async function sqlStore(
 function lockDirectory(dir: string): () => void {
   const file = join(dir, "paykit-mock.lock");
   if (heldDirectories.has(file))
-    throw new StoreInUseError(`this process already serves ${dir}: one mock holds a data directory at a time`);
+    throw new StoreInUseError(
+      `this process already serves ${dir}: one mock holds a data directory at a time`,
+    );
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       writeFileSync(file, String(process.pid), { flag: "wx" });

@@ -53,7 +53,11 @@ export class ListenerHub {
     private readonly store: SandboxStore,
     /** This process's name in the store's leases. */
     private readonly owner: string,
-    private readonly onAttach: (accountId: string, attached: boolean, events: readonly string[] | null) => void,
+    private readonly onAttach: (
+      accountId: string,
+      attached: boolean,
+      events: readonly string[] | null,
+    ) => void,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -77,9 +81,14 @@ export class ListenerHub {
    * Hands an attempt to the account's listener; resolves with the local answer, or with an error once
    * `timeoutMs` passed after it was handed out (or the listener went away before taking it).
    */
-  offer(accountId: string, attempt: Omit<ListenAttempt, "attemptId">, timeoutMs: number): Promise<ListenOutcome> {
+  offer(
+    accountId: string,
+    attempt: Omit<ListenAttempt, "attemptId">,
+    timeoutMs: number,
+  ): Promise<ListenOutcome> {
     const listener = this.#live(accountId);
-    if (listener === null) return Promise.resolve({ statusCode: null, error: "the listener went away before taking it" });
+    if (listener === null)
+      return Promise.resolve({ statusCode: null, error: "the listener went away before taking it" });
     return new Promise<ListenOutcome>((resolve) => {
       const offer: Offer = {
         attempt: { attemptId: `la_${++this.#seq}_${attempt.webhookId}`, ...attempt },
@@ -116,7 +125,13 @@ export class ListenerHub {
     }
     const asked = params.events === undefined ? undefined : params.events.length === 0 ? null : params.events;
     const events = asked !== undefined ? asked : current?.id === params.listener ? current.events : null;
-    const held = await this.store.holdListener(accountId, this.owner, params.listener, LISTENER_LEASE_MS, events);
+    const held = await this.store.holdListener(
+      accountId,
+      this.owner,
+      params.listener,
+      LISTENER_LEASE_MS,
+      events,
+    );
     if (held.retired) {
       if (current?.id === params.listener) this.#detach(accountId, "another listener took the account over");
       return { attempts: [], takenOver: true };
@@ -174,7 +189,8 @@ export class ListenerHub {
       self.seenAt = this.now();
     }
     if (takenOver || this.#byAccount.get(accountId) !== self) {
-      if (this.#byAccount.get(accountId) === self) this.#detach(accountId, "another listener took the account over");
+      if (this.#byAccount.get(accountId) === self)
+        this.#detach(accountId, "another listener took the account over");
       return { attempts: [], takenOver: true };
     }
     // the lease runs from the poll's end: the listener polls again at once

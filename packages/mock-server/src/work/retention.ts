@@ -16,7 +16,11 @@ export function sweepEveryMs(retention: number): number {
  * the rows it hid are deleted a batch per transaction. Answers the function that stops it. A sweep
  * never overlaps the one before; its errors go to `onError` and the next sweep tries again.
  */
-export function startRetention(store: SandboxStore, retention: number, onError: (error: unknown) => void): () => void {
+export function startRetention(
+  store: SandboxStore,
+  retention: number,
+  onError: (error: unknown) => void,
+): () => void {
   let running = false;
   let stopped = false;
   const sweep = async () => {

@@ -1,8 +1,9 @@
 // Sends one attempt of a webhook delivery to its receiver (docs/decisions/webhooks.md): POST, no
 // redirect followed, a timeout, at most a few attempts in flight per receiver.
+
+import type { AttemptOutcome } from "../domain/deliveries.js";
 import type { DeliverySlots } from "../internal/delivery-slots.js";
 import { describeFailure, drainBounded } from "../internal/receiver.js";
-import type { AttemptOutcome } from "../domain/deliveries.js";
 
 /** The receiving side of deliveries: `fetch` or a stand-in (tests inject one). */
 export type WebhookFetch = (url: string, init: RequestInit) => Promise<Response>;

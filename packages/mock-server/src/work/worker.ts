@@ -4,7 +4,7 @@
 // made outside any transaction, and recorded in a short transaction of its own. A store that knows its
 // next moment (memory) wakes the worker then; the SQL stores are polled, and every commit that queued a
 // delivery hands it over at once.
-import type { DeliverySlots } from "../internal/delivery-slots.js";
+
 import type { WebhookWork } from "../domain/control.js";
 import {
   type AttemptOutcome,
@@ -14,7 +14,7 @@ import {
   recordAttempt,
   type WebhookDelivery,
 } from "../domain/deliveries.js";
-import { runDue, DUE_PER_TURN } from "../domain/due.js";
+import { DUE_PER_TURN, runDue } from "../domain/due.js";
 import {
   ACK_GRACE_MS,
   eventName,
@@ -23,6 +23,7 @@ import {
   type ListenResult,
 } from "../domain/listeners.js";
 import type { ClaimedAttempt, SandboxStore } from "../domain/repository.js";
+import type { DeliverySlots } from "../internal/delivery-slots.js";
 import { ListenerHub } from "./listeners.js";
 import { postAttempt, type WebhookFetch } from "./sender.js";
 import type { Turns } from "./turns.js";
@@ -83,7 +84,10 @@ export class Worker implements WebhookWork {
   /** Deliveries a turn queued: their first attempt now (or after their hold). */
   kick(queued: readonly DeliveryRecord[]): void {
     if (this.#closed) return;
-    if (queued.length === 0) return this.#arm();
+    if (queued.length === 0) {
+      this.#arm();
+      return;
+    }
     const now = this.#now();
     const due = queued.filter((d) => d.holdUntil <= now);
     // an account whose listener polls here: its events go in order per resource, claimed as the account's
@@ -140,6 +144,10 @@ export class Worker implements WebhookWork {
 
   listen(accountId: string, params: ListenParams): Promise<ListenResult> {
     return this.hub.poll(accountId, params);
+  }
+
+  listenerOf(accountId: string): Promise<{ events: string[] | null } | null> {
+    return this.#store.listenerOf(accountId);
   }
 
   /** Stops the loop; attempts under way finish. */
@@ -269,7 +277,14 @@ export class Worker implements WebhookWork {
         this.#options.timeoutMs,
       );
     }
-    return postAttempt(this.#options.fetcher(), this.#options.slots, d.url, headers, d.payload, this.#options.timeoutMs);
+    return postAttempt(
+      this.#options.fetcher(),
+      this.#options.slots,
+      d.url,
+      headers,
+      d.payload,
+      this.#options.timeoutMs,
+    );
   }
 
   // The loop: due work of every account, then the attempts due; again at the store's next moment.

@@ -81,9 +81,10 @@ const RECORD_TABLES = ["paykit_payins", "paykit_payouts", "paykit_deliveries", "
 
 async function rows(db: SqlDatabase, table: string, accountId: string): Promise<number> {
   const column = table === "paykit_accounts" ? "id" : "account_id";
-  const { rows } = await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${table} WHERE ${column} = $1`, [
-    accountId,
-  ]);
+  const { rows } = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM ${table} WHERE ${column} = $1`,
+    [accountId],
+  );
   return rows[0]?.n ?? 0;
 }
 
@@ -93,7 +94,15 @@ async function engineOn(kind: "pglite" | "postgres") {
   const store = await storeOn(kind, undefined, { purgeAfterCommit: false });
   const engine = createEngine({ autoAdvance: false, sandboxStore: store });
   await engine.ready;
-  return { store, engine, db: await databaseFor(kind), close: async () => (engine.close(), await store.close()) };
+  return {
+    store,
+    engine,
+    db: await databaseFor(kind),
+    close: async () => {
+      engine.close();
+      await store.close();
+    },
+  };
 }
 
 /** Purges until nothing is left, answering the number of batches. */
@@ -179,7 +188,8 @@ describe.each(["pglite", "postgres"] as const)("batched purges on %s", (kind) =>
         await h.control.payPayin(payin.id);
       }
       for (let i = 0; i < 5; i++) {
-        const payout = (await api.post("/payout", payoutBody({ webhookUrl: "http://127.0.0.1:9/hook" }))).body;
+        const payout = (await api.post("/payout", payoutBody({ webhookUrl: "http://127.0.0.1:9/hook" })))
+          .body;
         await h.control.advancePayout(payout.id);
         await h.control.advancePayout(payout.id);
       }
@@ -194,7 +204,9 @@ describe.each(["pglite", "postgres"] as const)("batched purges on %s", (kind) =>
       );
       expect(orphans[0]?.n).toBe(0);
       expect(await rows(db, "paykit_deliveries", accountId)).toBeGreaterThan(0);
-      expect((await h.control.webhooks(accountId)).length).toBe(await rows(db, "paykit_deliveries", accountId));
+      expect((await h.control.webhooks(accountId)).length).toBe(
+        await rows(db, "paykit_deliveries", accountId),
+      );
     } finally {
       await h.close();
     }

@@ -12,8 +12,8 @@ import { expect } from "vitest";
 import { spawnGroup } from "../../../../scripts/processes.mjs";
 import { sharedPgliteTemplate, sharedPostgresUrl } from "../../../../tests/support/services.js";
 import { createEngine, type MockEngine } from "../../src/http/engine.js";
-import { type OpenStoreOptions, openSandboxStore } from "../../src/stores/open-store.js";
 import { createMockServer, type MockServer } from "../../src/index.js";
+import { type OpenStoreOptions, openSandboxStore } from "../../src/stores/open-store.js";
 import { openPostgres } from "../../src/stores/sql/sql-client.js";
 import { mockCli } from "../cli-bundle.js";
 import { basic, payoutBody, pixPayin } from "../fixtures.js";
@@ -105,7 +105,10 @@ export async function twoMockServers(
     adminToken: ADMIN_TOKEN,
     autoAdvance: false,
     store: { url },
-    defaultAccount: { publicKey: "pk_test_twoprocesses000001", secretKey: "sk_test_twoprocesses0000000000000001" },
+    defaultAccount: {
+      publicKey: "pk_test_twoprocesses000001",
+      secretKey: "sk_test_twoprocesses0000000000000001",
+    },
   } as const;
   const a = await createMockServer(options);
   servers.push(a);

@@ -47,13 +47,7 @@ async function rowsOf(db: SqlQueryable, accountId: string): Promise<Record<strin
     paykit_accounts: await count("SELECT count(*)::int AS n FROM paykit_accounts WHERE id = $1"),
     pix_keys: await count("SELECT count(*)::int AS n FROM paykit_pix_keys WHERE account_id = $1"),
   };
-  for (const table of [
-    "paykit_payins",
-    "paykit_payouts",
-    "paykit_deliveries",
-    "paykit_due",
-    "paykit_faults",
-  ])
+  for (const table of ["paykit_payins", "paykit_payouts", "paykit_deliveries", "paykit_due", "paykit_faults"])
     rows[table] = await count(`SELECT count(*)::int AS n FROM ${table} WHERE account_id = $1`);
   return rows;
 }

@@ -133,7 +133,9 @@ describe.each(Object.keys(ENGINES))("schema migrations on %s", (engine) => {
         constraint: "paykit_payouts_reference_unique",
       });
       // the available balance (opening + approved net - reserved - debited) never goes below zero
-      await expect(db.query("UPDATE paykit_accounts SET debited = debited + 100 WHERE id = 'acct_a'")).rejects.toMatchObject({
+      await expect(
+        db.query("UPDATE paykit_accounts SET debited = debited + 100 WHERE id = 'acct_a'"),
+      ).rejects.toMatchObject({
         code: "23514",
         constraint: "paykit_accounts_available",
       });

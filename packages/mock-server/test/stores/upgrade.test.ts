@@ -4,9 +4,9 @@
 // connection wrote what), and the newer one serves everything, what the older ones committed included.
 // The newer version is played by a shared store that knows one more, harmless, migration.
 import { afterEach, describe, expect, it, vi } from "vitest";
+import type { SandboxStore } from "../../src/domain/repository.js";
 import { createEngine, type MockEngine } from "../../src/http/engine.js";
 import { createMockServer, type MockServer } from "../../src/index.js";
-import type { SandboxStore } from "../../src/domain/repository.js";
 import { openSandboxStore } from "../../src/stores/open-store.js";
 import { MIGRATIONS, SCHEMA_VERSION, SchemaTooNewError } from "../../src/stores/sql/migrations.js";
 import { openPostgres } from "../../src/stores/sql/sql-client.js";

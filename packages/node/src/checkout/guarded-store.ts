@@ -2,6 +2,11 @@ import type { PaymentStatus, PaymentStatusStore, Unsubscribe } from "./store.js"
 
 /** How the endpoint's view of its store is set up. */
 export interface GuardedStoreInit {
+  /**
+   * The account's part of the store, put before every payin id the endpoint stores, reads or claims
+   * (`pk_…:`): endpoints of other accounts sharing the store never see this one's statuses, nor it theirs.
+   */
+  scope: string;
   /** The longest a store call may take before the endpoint goes on without it, in ms. */
   timeoutMs: number;
   /** Hears every failure (the merchant's `onError`; never throws). */
@@ -44,8 +49,8 @@ export function within<T>(pending: Promise<T>, ms: number, name: string): Promis
 }
 
 /**
- * The endpoint's view of its store: each call bounded by `timeoutMs`, and each failure reported and
- * replaced by what keeps the shopper served. No status known (`latest`: the service is read), this
+ * The endpoint's view of its store: its account's statuses only (docs/decisions/status-store-per-account.md),
+ * each call bounded by `timeoutMs`, and each failure reported and replaced by what keeps the shopper served. No status known (`latest`: the service is read), this
  * instance's turn to poll (`claimPoll`: it polls for itself rather than nobody does), a status shared
  * with this instance only (`publish`), no updates from the others yet (`listen`: the next stream tries
  * again, and the polls cover the gap).
@@ -58,27 +63,41 @@ export class GuardedStore {
   #overdue = false;
   #closed = false;
 
+  readonly #listener: (status: PaymentStatus) => void;
+
   constructor(store: PaymentStatusStore, init: GuardedStoreInit) {
     this.#store = store;
     this.#init = init;
+    // Another account's statuses travel on the same channel: they are not this endpoint's to show.
+    this.#listener = (status) => {
+      const own = this.#unscoped(status);
+      if (own) init.listener(own);
+    };
   }
 
+  /** The newest status of this account's payin `id` in the store; null when none (or not this account's). */
   latest(id: string): Promise<PaymentStatus | null> {
-    return this.#bounded("latest", () => this.#store.latest(id)).catch((error: unknown) => {
-      this.#init.report(error);
-      return null;
-    });
+    return this.#bounded("latest", () => this.#store.latest(this.#init.scope + id)).then(
+      (status) => (status ? this.#unscoped(status) : null),
+      (error: unknown) => {
+        this.#init.report(error);
+        return null;
+      },
+    );
   }
 
   claimPoll(id: string, intervalMs: number): Promise<boolean> {
-    return this.#bounded("claimPoll", () => this.#store.claimPoll(id, intervalMs)).catch((error: unknown) => {
-      this.#init.report(error);
-      return true;
-    });
+    return this.#bounded("claimPoll", () => this.#store.claimPoll(this.#init.scope + id, intervalMs)).catch(
+      (error: unknown) => {
+        this.#init.report(error);
+        return true;
+      },
+    );
   }
 
   publish(status: PaymentStatus, options: { fresh?: boolean; pollIntervalMs?: number }): Promise<void> {
-    return this.#bounded("publish", () => this.#store.publish(status, options)).catch(this.#init.report);
+    const scoped = { ...status, id: this.#init.scope + status.id };
+    return this.#bounded("publish", () => this.#store.publish(scoped, options)).catch(this.#init.report);
   }
 
   /** Subscribes the listener once; resolves when it is, or when the attempt failed or took too long. */
@@ -86,9 +105,7 @@ export class GuardedStore {
     if (this.#closed) return Promise.resolve();
     if (this.#subscription === undefined) {
       // Not bounded itself: however late it comes, a subscription must be known, to be ended.
-      const subscribing: Promise<Unsubscribe> = attempt(() =>
-        this.#store.subscribe(this.#init.listener),
-      ).then(
+      const subscribing: Promise<Unsubscribe> = attempt(() => this.#store.subscribe(this.#listener)).then(
         (unsubscribe) => {
           this.#overdue = false;
           return unsubscribe;
@@ -125,6 +142,13 @@ export class GuardedStore {
       () => undefined,
     );
     await within(ending, this.#init.timeoutMs, "unsubscribe").catch(this.#init.report);
+  }
+
+  /** `status` with its payin id as the page knows it, or null when it is another account's. */
+  #unscoped(status: PaymentStatus): PaymentStatus | null {
+    const { scope } = this.#init;
+    if (typeof status?.id !== "string" || !status.id.startsWith(scope)) return null;
+    return { ...status, id: status.id.slice(scope.length) };
   }
 
   #bounded<T>(name: string, call: () => Promise<T>): Promise<T> {

@@ -136,6 +136,17 @@ function integer(name: string, value: unknown, fallback: number, max = MAX_TIMER
   return value;
 }
 
+/**
+ * The account the client's keys open, by its public key: the endpoint keeps its statuses under it in a
+ * shared store, so the store never answers for a payin these keys cannot read.
+ */
+function accountOf(paykit: Paykit): string {
+  const publicKey = (paykit as { toJSON?: () => { publicKey?: unknown } }).toJSON?.().publicKey;
+  return typeof publicKey === "string" && publicKey !== ""
+    ? publicKey
+    : fail("paykit must be a Paykit client.");
+}
+
 function isNotFound(error: unknown): boolean {
   return (error as { name?: unknown } | null)?.name === "NotFoundError";
 }
@@ -211,6 +222,7 @@ export function createPaymentStatus(options: PaymentStatusOptions): PaymentStatu
     }
   };
   const store = new GuardedStore(merchantStore, {
+    scope: `${accountOf(paykit)}:`,
     timeoutMs: storeTimeoutMs,
     report,
     listener: (status) => announce(publicStatus(status, fields)),

@@ -27,6 +27,10 @@ export type Unsubscribe = () => Promise<void>;
  * while (`latest`), and it hands out the right to poll the service for an id to one instance per
  * interval (`claimPoll`), so a fleet with 1,000 shoppers watching one payin makes one request per
  * interval, and none while webhooks keep the status fresh.
+ *
+ * Endpoints of several accounts may share one store: each passes its payin ids as
+ * `<publicKey>:<payinId>` and ignores statuses under any other account's prefix, so a store never
+ * answers an endpoint for a payin its keys cannot read.
  */
 export interface PaymentStatusStore {
   /**

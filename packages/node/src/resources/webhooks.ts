@@ -8,6 +8,8 @@ import type {
   WebhookEvent,
   WebhookHeaders,
 } from "@paykit/webhooks";
+// The guard's own entry point: no parser and no schema, so importing the client stays fast.
+import { WebhookOrderGuard, type WebhookOrderGuardOptions } from "@paykit/webhooks/order";
 import type { RequestOptions } from "../core/config.js";
 import { type PaykitAttributes, stringAttribute, traced } from "../core/telemetry.js";
 import { NotFoundError } from "../errors/api-error.js";
@@ -50,7 +52,7 @@ function readHeader(headers: WebhookHeaders, name: string): string | undefined {
   return typeof value === "string" ? value : value?.join(" ");
 }
 
-/** Webhook deliveries: verify and read them, then confirm them against the API. */
+/** Webhook deliveries: verify and read them, apply them in order, and confirm them against the API. */
 export class Webhooks {
   readonly #payins: Payins;
   readonly #payouts: Payouts;
@@ -100,6 +102,26 @@ export class Webhooks {
   #seen(event: WebhookEvent): WebhookEvent {
     if (event.kind === "payin") statusHubOf(this.#payins).publish(event.data);
     return event;
+  }
+
+  /**
+   * An order guard for this client's deliveries, the same as `new WebhookOrderGuard(options)`: it runs a
+   * handler only for an event that moves its payin or payout forward in the contract's transition tables
+   * (a `PROCESSING` after `COMPLETED` is `stale`, so is an older `updatedAt`), one attempt per resource
+   * at a time across every instance sharing `store`, and answers a retry of an applied event `repeat`:
+   * use it instead of a `WebhookDeduplicator`. Make one per process and keep it (its default store is
+   * in memory); give instances a shared store (`RedisOrderStore`, `PostgresOrderStore` from
+   * `@paykit/webhooks/redis` and `/postgres`).
+   *
+   * @example
+   * ```ts
+   * const order = paykit.webhooks.orderGuard({ store: new RedisOrderStore(redis) });
+   * const outcome = await order.handle(event, async (e) => fulfil(await paykit.webhooks.confirm(e)));
+   * const status = { forward: 204, repeat: 200, stale: 200, "in-progress": 409 }[outcome.status];
+   * ```
+   */
+  orderGuard(options?: WebhookOrderGuardOptions): WebhookOrderGuard {
+    return new WebhookOrderGuard(options);
   }
 
   /**

@@ -6,6 +6,8 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { createMockServer, type MockServer, samplePayin } from "@paykit/mock-server";
 import { EventSource } from "eventsource";
+import pg from "pg";
+import { createClient } from "redis";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { spawnGroup } from "../../../../scripts/processes.mjs";
 import { startPostgres, startRedis, type TestService } from "../../../../scripts/services.mjs";
@@ -40,8 +42,18 @@ function kill(child: ChildProcess): Promise<void> {
   });
 }
 
-async function startInstance(store: string, storeUrl: string, pollMs: number): Promise<Instance> {
-  const account = mock.account;
+interface AccountKeys {
+  publicKey: string;
+  secretKey: string;
+  webhookSecret?: string | null;
+}
+
+async function startInstance(
+  store: string,
+  storeUrl: string,
+  pollMs: number,
+  account: AccountKeys = mock.account,
+): Promise<Instance> {
   // Its own process group, so a kill takes anything it started with it; killed with this test process
   // however it ends (scripts/processes.mjs).
   const child = spawnGroup(process.execPath, ["--conditions=@paykit/source", "--import", "tsx", SCRIPT], {
@@ -119,6 +131,28 @@ afterAll(async () => {
   await Promise.all(services.map((service) => service.stop()));
 }, 120_000);
 
+/** The ids the instances' shared store holds statuses under (read from Redis or PostgreSQL directly). */
+async function storedIds(store: string, url: string): Promise<string[]> {
+  if (store === "redis") {
+    const redis = await createClient({ url }).connect();
+    try {
+      const keys = await redis.keys("paykit:payment-status:status:*");
+      return keys.map((key) => /\{(.*)\}$/.exec(key)?.[1] ?? key);
+    } finally {
+      await redis.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (
+      await client.query<{ id: string }>("SELECT id FROM paykit_payment_status WHERE status IS NOT NULL")
+    ).rows.map((row) => row.id);
+  } finally {
+    await client.end();
+  }
+}
+
 describe.each([
   ["Redis (node-redis)", "redis", () => services[0]!.url],
   ["PostgreSQL", "postgres", () => services[1]!.url],
@@ -172,5 +206,58 @@ describe.each([
     expect(deliveries.length).toBeGreaterThan(0);
     expect(deliveries.every((d) => d.state !== "delivered")).toBe(true);
     expect(await statsOf(b)).toMatchObject({ webhooks: 0 });
+  }, 120_000);
+
+  it("instances of two accounts: another account's payin is 404 as JSON and as a stream, pending and final", async () => {
+    // Account B's own instance follows B's payin, so the shared store holds its status; account A's
+    // instance is asked for it by a shopper its `authorize` lets through (the cookie names the payin).
+    const other = await mock.control.createAccount({
+      webhookSecret: "whsec_b3RoZXItYWNjb3VudC1vZi10aGUtc3RvcmU",
+    });
+    const [a, b] = await Promise.all([
+      startInstance(store, storeUrl(), 60_000),
+      startInstance(store, storeUrl(), 60_000, other),
+    ]);
+    const paykitB = new Paykit({ ...other, baseUrl: mock.url });
+    const payin = await paykitB.payins.create(samplePayin("PIX", { webhookUrl: `${b.url}/webhooks` }));
+    const shopper = watch(b, payin.id);
+    await eventually(() => shopper.events.length === 1, "the PENDING status on B", 30_000);
+    // B shared it: what A is asked about below is in the store
+    await eventually(
+      async () => (await storedIds(store, storeUrl())).some((id) => id.endsWith(payin.id)),
+      "B's status in the shared store",
+      30_000,
+    );
+
+    const askA = async (accept: string) => {
+      const aborted = new AbortController();
+      const response = await fetch(`${a.url}/payment-status?id=${payin.id}`, {
+        headers: { accept, cookie: `order=${payin.id}` },
+        signal: aborted.signal,
+      });
+      const stream = response.headers.get("content-type")?.startsWith("text/event-stream") ?? false;
+      const body = stream ? "" : await response.text();
+      aborted.abort(); // a stream would stay open
+      return { status: response.status, type: response.headers.get("content-type"), body };
+    };
+    const notFound = { status: 404, type: "application/json; charset=utf-8" };
+    for (const accept of ["application/json", "text/event-stream"])
+      expect(await askA(accept), `pending, ${accept}`).toMatchObject(notFound);
+
+    await mock.control.payPayin(payin.id);
+    await eventually(() => shopper.statuses().includes("APPROVED"), "the APPROVED status on B", 30_000);
+    // B's notify has returned: the final status is in the shared store (its page may hear it a moment before)
+    await eventually(async () => (await statsOf(b)).notified === 1, "B's notify to finish", 30_000);
+    for (const accept of ["application/json", "text/event-stream"])
+      expect(await askA(accept), `final, ${accept}`).toMatchObject(notFound);
+
+    // kept under B's account, which is why A never reads it
+    expect(await storedIds(store, storeUrl())).toContain(`${other.publicKey}:${payin.id}`);
+
+    // A's own payins are A's as before, through the same store.
+    const own = await paykit.payins.create(samplePayin("PIX", { webhookUrl: `${a.url}/webhooks` }));
+    const ownPage = watch(a, own.id);
+    await eventually(() => ownPage.events.length === 1, "A's own payin on A", 30_000);
+    expect(ownPage.events[0]?.data).toMatchObject({ id: own.id, status: "PENDING" });
   }, 120_000);
 });

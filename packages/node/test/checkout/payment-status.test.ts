@@ -351,6 +351,23 @@ describe("createPaymentStatus: construction", () => {
 });
 
 describe("createPaymentStatus: instances sharing a store", () => {
+  it("endpoints of two accounts on one store: each answers 404 for the other's payin, as JSON and as a stream", async () => {
+    const store = memoryStatusStore();
+    try {
+      await using a = await startEndpoint({ store });
+      await using b = await startEndpoint({ store });
+      const payin = await pendingPix(b);
+      expect((await getJson(b.urlOf(payin.id))).response.status).toBe(200); // B read it: the store knows it
+      a.allow(payin.id); // A's authorize says yes: the account's ownership must still say no
+      expect((await getJson(a.urlOf(payin.id))).response.status).toBe(404);
+      const stream = await fetch(a.urlOf(payin.id), { headers: { ...SHOPPER, accept: "text/event-stream" } });
+      await stream.body?.cancel();
+      expect(stream.status).toBe(404);
+    } finally {
+      await store.close();
+    }
+  });
+
   it("two endpoints sharing one store: a notify on one reaches the other's streams", async () => {
     const store = memoryStatusStore();
     await using a = await startEndpoint({ store, pollIntervalMs: 60_000 });

@@ -1,7 +1,7 @@
 import { parseWebhookRequest } from "@paykit/webhooks";
 import { generateWebhookSecret } from "@paykit/webhooks/testing";
 import { describe, expect, it } from "vitest";
-import type { Paykit } from "../../src/index.js";
+import { Paykit, WebhookOrderGuard } from "../../src/index.js";
 import { startMock } from "../support/mock.js";
 import { payout, pixPayin } from "../support/requests.js";
 
@@ -12,7 +12,7 @@ interface Delivery {
 }
 
 /** A mock whose webhook deliveries land in `deliveries` (the engine's injectable fetch), and an account with a secret. */
-async function startWithWebhooks() {
+async function startWithWebhooks(account: { webhookOutOfOrder?: boolean; webhookDuplicates?: boolean } = {}) {
   const deliveries: Delivery[] = [];
   const api = await startMock("http", {
     fetch: async (url, init) => {
@@ -25,7 +25,7 @@ async function startWithWebhooks() {
     },
   });
   const secret = generateWebhookSecret();
-  const keys = await api.control.createAccount({ balance: 100_000, webhookSecret: secret });
+  const keys = await api.control.createAccount({ balance: 100_000, webhookSecret: secret, ...account });
   const paykit: Paykit = api.client({
     publicKey: keys.publicKey,
     secretKey: keys.secretKey,
@@ -143,6 +143,52 @@ describe("webhooks from the mock, verified and confirmed by the client", () => {
     expect(event.kind).toBe("payin");
     // Another account's keys cannot confirm this payin: a forged event would fail the same way.
     await expect(unverified.webhooks.confirm(event)).rejects.toMatchObject({ name: "AuthenticationError" });
+  });
+});
+
+describe("paykit.webhooks.orderGuard: the mock's out-of-order and duplicate deliveries, applied in order", () => {
+  it("a payout's PROCESSING sent after its COMPLETED (and each event twice) is stale; COMPLETED applied once", async () => {
+    const { api, paykit, deliveries } = await startWithWebhooks({
+      webhookOutOfOrder: true,
+      webhookDuplicates: true,
+    });
+    await using _ = api;
+    const created = await paykit.payouts.create(payout({ webhookUrl: "https://merchant.test/webhooks" }));
+    await api.control.advancePayout(created.id);
+    await api.control.advancePayout(created.id);
+    await api.control.flushWebhooks(); // releases the held events: newest first
+    const order = paykit.webhooks.orderGuard();
+    const applied: string[] = [];
+    const outcomes: string[] = [];
+    for (const delivery of deliveries) {
+      const event = await paykit.webhooks.parse(delivery.body, delivery.headers);
+      const outcome = await order.handle(event, (e) => applied.push(e.data.status));
+      outcomes.push(`${event.data.status} ${outcome.status}`);
+    }
+    // newest first; each copy of a delivery goes out beside its original, in either order
+    expect(outcomes.filter((o) => o.startsWith("COMPLETED"))).toEqual([
+      "COMPLETED forward",
+      "COMPLETED repeat",
+    ]);
+    expect(outcomes.filter((o) => o.startsWith("PROCESSING"))).toEqual([
+      "PROCESSING stale",
+      "PROCESSING stale",
+    ]);
+    expect(applied).toEqual(["COMPLETED"]);
+    expect(await order.known("payout", created.id)).toMatchObject({ status: "COMPLETED" });
+    await expect(
+      paykit.webhooks.confirm(await paykit.webhooks.parse(deliveries[0]!.body, deliveries[0]!.headers)),
+    ).resolves.toMatchObject({ status: "COMPLETED" });
+  });
+
+  it("takes the deduplicator's options, checked the same way", () => {
+    const paykit = new Paykit({
+      publicKey: "pk_test_a",
+      secretKey: "sk_test_a",
+      baseUrl: "http://127.0.0.1:9",
+    });
+    expect(paykit.webhooks.orderGuard({ leaseMs: 1_000, ttlMs: 60_000 })).toBeInstanceOf(WebhookOrderGuard);
+    expect(() => paykit.webhooks.orderGuard({ leaseMs: 0 })).toThrow(/leaseMs must be a positive integer/);
   });
 });
 

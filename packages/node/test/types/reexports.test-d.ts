@@ -31,6 +31,10 @@ describe("@paykit/node's types are the contract's and the webhooks package's", (
     expectTypeOf<node.WebhookEvent>().toEqualTypeOf<webhooks.WebhookEvent>();
     expectTypeOf<node.WebhookDedupStore>().toEqualTypeOf<webhooks.WebhookDedupStore>();
     expectTypeOf<node.DedupOutcome<void>>().toEqualTypeOf<webhooks.DedupOutcome<void>>();
+    expectTypeOf<node.WebhookOrderStore>().toEqualTypeOf<webhooks.WebhookOrderStore>();
+    expectTypeOf<node.OrderOutcome<void>>().toEqualTypeOf<webhooks.OrderOutcome<void>>();
+    expectTypeOf<node.OrderState>().toEqualTypeOf<webhooks.OrderState>();
+    expectTypeOf<node.WebhookOrderGuardOptions>().toEqualTypeOf<webhooks.WebhookOrderGuardOptions>();
     expectTypeOf<node.PayinWebhookBody>().toEqualTypeOf<webhooks.PayinWebhookBody>();
     expectTypeOf<node.PayoutWebhookBody>().toEqualTypeOf<webhooks.PayoutWebhookBody>();
     expectTypeOf<node.WebhookVerificationErrorCode>().toEqualTypeOf<webhooks.WebhookVerificationErrorCode>();

@@ -1,5 +1,5 @@
 // A receiver needs @paykit/node alone (docs/webhooks-recipes.md imports nothing else): the webhooks
-// package's deduplicator, guards and readers and the contract's status guards are re-exported, as the
+// package's deduplicator, order guard, guards and readers and the contract's status guards are re-exported, as the
 // same classes and functions, so an `instanceof` holds whichever package a value came from.
 import * as contract from "@paykit/contract";
 import * as webhooks from "@paykit/webhooks";
@@ -23,6 +23,12 @@ describe("@paykit/node re-exports what a webhook receiver and a merchant's types
     ["WebhookDeduplicator", node.WebhookDeduplicator, webhooks.WebhookDeduplicator],
     ["MemoryDedupStore", node.MemoryDedupStore, webhooks.MemoryDedupStore],
     ["webhookDedupKey", node.webhookDedupKey, webhooks.webhookDedupKey],
+    ["WebhookOrderGuard", node.WebhookOrderGuard, webhooks.WebhookOrderGuard],
+    ["MemoryOrderStore", node.MemoryOrderStore, webhooks.MemoryOrderStore],
+    ["webhookOrderVerdict", node.webhookOrderVerdict, webhooks.webhookOrderVerdict],
+    ["webhookOrderClaim", node.webhookOrderClaim, webhooks.webhookOrderClaim],
+    ["webhookOrderKey", node.webhookOrderKey, webhooks.webhookOrderKey],
+    ["orderClaimOf", node.orderClaimOf, webhooks.orderClaimOf],
     ["isWebhookParseError", node.isWebhookParseError, webhooks.isWebhookParseError],
     ["isWebhookVerificationError", node.isWebhookVerificationError, webhooks.isWebhookVerificationError],
     ["WebhookVerificationError", node.WebhookVerificationError, webhooks.WebhookVerificationError],

@@ -101,6 +101,17 @@ describe("paths and queries", () => {
     expect(new URL(api.seen[0]!.url).search).toBe("?status=COMPLETED&page=2&limit=5&startDate=2026-11-01");
   });
 
+  it("list sends an RFC 3339 date-time as given, and refuses a date that does not exist before sending", async () => {
+    const api = scriptedClient({ "GET /v1/payout": [{ status: 200, body: payoutPage([]) }] });
+    await api.paykit.payouts.list({ endDate: "2016-12-31T23:59:60.1234567891z" });
+    expect(new URL(api.seen[0]!.url).searchParams.get("endDate")).toBe("2016-12-31T23:59:60.1234567891z");
+    await expect(api.paykit.payouts.list({ startDate: "2026-02-30T00:00:00Z" })).rejects.toMatchObject({
+      name: "PaykitValidationError",
+      details: [{ path: "startDate", message: expect.stringContaining("that exists") }],
+    });
+    expect(api.seen).toHaveLength(1);
+  });
+
   it("payins.create posts JSON with the method's body", async () => {
     const api = scriptedClient({
       "POST /v1/payin": [

@@ -2,9 +2,9 @@
 // by id (ids are time-ordered), payouts also by referenceId and counted by status, so that a page of
 // `GET /payout` costs the page, never the history behind it (docs/decisions/listing-payouts.md).
 import { isFinalPayinStatus, isFinalPayoutStatus } from "@paykit/contract";
-import type { PayoutListing, PayoutQuery } from "../../domain/repository.js";
-import type { PayinRecord, PayoutRecord } from "../../domain/records.js";
 import type { DeliveryRecord } from "../../domain/deliveries.js";
+import type { PayinRecord, PayoutRecord } from "../../domain/records.js";
+import type { PayoutListing, PayoutQuery } from "../../domain/repository.js";
 import { DueQueue } from "./due-queue.js";
 
 /** An account's payins, payouts, deliveries and due work in memory. */
@@ -41,7 +41,8 @@ export class AccountRecords {
   payoutChanged(payout: PayoutRecord): void {
     const counted = this.#counted.get(payout);
     if (counted === payout.status) return;
-    if (counted !== undefined) this.payoutStatusCounts.set(counted, (this.payoutStatusCounts.get(counted) ?? 1) - 1);
+    if (counted !== undefined)
+      this.payoutStatusCounts.set(counted, (this.payoutStatusCounts.get(counted) ?? 1) - 1);
     this.#count(payout);
   }
 
@@ -74,7 +75,8 @@ export class AccountRecords {
       if (payout === undefined) break;
       droppedPayouts.push(payout);
       this.payoutsById.delete(payout.id);
-      if (this.payoutsByReference.get(payout.referenceId) === payout) this.payoutsByReference.delete(payout.referenceId);
+      if (this.payoutsByReference.get(payout.referenceId) === payout)
+        this.payoutsByReference.delete(payout.referenceId);
       this.payoutStatusCounts.set(payout.status, (this.payoutStatusCounts.get(payout.status) ?? 1) - 1);
     }
     const droppedDeliveries: DeliveryRecord[] = [];

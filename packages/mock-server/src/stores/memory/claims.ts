@@ -27,7 +27,11 @@ export function claimable(
   const queues = new Map<string, DeliveryRecord[]>();
   const taken = (d: DeliveryRecord) => {
     const listener = state.listeners.get(d.accountId);
-    return listener !== undefined && listener.until > now && eventMatches(listener.events, eventName(d.resource, d.status));
+    return (
+      listener !== undefined &&
+      listener.until > now &&
+      eventMatches(listener.events, eventName(d.resource, d.status))
+    );
   };
   for (const delivery of state.pending) {
     if (delivery.state !== "pending" || !taken(delivery)) continue;
@@ -37,7 +41,8 @@ export function claimable(
     queues.set(key, queue);
   }
   for (const queue of queues.values()) queue.sort((a, b) => a.seq - b.seq);
-  const dueNow = (d: DeliveryRecord, offset: number) => d.nextAttemptAt !== null && d.nextAttemptAt - offset <= now;
+  const dueNow = (d: DeliveryRecord, offset: number) =>
+    d.nextAttemptAt !== null && d.nextAttemptAt - offset <= now;
   for (const delivery of candidates) {
     if (delivery.state !== "pending" || delivery.nextAttemptAt === null) continue;
     const account = state.accounts.get(delivery.accountId);

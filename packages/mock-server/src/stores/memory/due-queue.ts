@@ -1,8 +1,9 @@
 // An account's due work in memory: one lane per kind and clock (work scheduled a fixed time after
 // creation comes in time order, so a million PIX expiries are three arrays, not a million tasks), and
 // a heap for what comes out of order (a clock set back, a reserve of another length).
-import { MinHeap } from "../../internal/heap.js";
+
 import type { DueItem, DueKind } from "../../domain/repository.js";
+import { MinHeap } from "../../internal/heap.js";
 
 interface Lane {
   ats: number[];
@@ -101,7 +102,8 @@ export class DueQueue {
       next = Math.min(next, key.endsWith("|account") ? at - accountOffsetMs : at);
     }
     const top = this.#heap.peek();
-    if (top !== undefined) next = Math.min(next, top.item.clock === "account" ? top.at - accountOffsetMs : top.at);
+    if (top !== undefined)
+      next = Math.min(next, top.item.clock === "account" ? top.at - accountOffsetMs : top.at);
     return next;
   }
 

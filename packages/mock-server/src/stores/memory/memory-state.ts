@@ -113,4 +113,3 @@ export class MemoryState {
     this.retiredListeners.delete(accountId);
   }
 }
-

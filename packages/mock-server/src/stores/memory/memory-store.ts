@@ -5,12 +5,7 @@
 // its writes says so), so a request costs no copy of what it reads.
 import type { DeliveryRecord } from "../../domain/deliveries.js";
 import { eventMatches, eventName, RETIRED_KEPT } from "../../domain/listeners.js";
-import type {
-  ClaimedAttempt,
-  SandboxStore,
-  StoreTx,
-  TxScope,
-} from "../../domain/repository.js";
+import type { ClaimedAttempt, SandboxStore, StoreTx, TxScope } from "../../domain/repository.js";
 import { claimable } from "./claims.js";
 import { AccountLocks } from "./locks.js";
 import { MemoryState } from "./memory-state.js";
@@ -77,7 +72,8 @@ export class MemoryStore implements SandboxStore {
     const state = this.state;
     const stored = state.deliveries.get(outcome.id);
     const lease = state.leases.get(outcome.id);
-    if (stored === undefined || lease?.owner !== owner || stored.cycleAttempts !== claim.cycleAttempts) return false;
+    if (stored === undefined || lease?.owner !== owner || stored.cycleAttempts !== claim.cycleAttempts)
+      return false;
     state.leases.delete(outcome.id);
     Object.assign(stored, { ...outcome, attempts: outcome.attempts.map((a) => ({ ...a })) });
     if (stored.state === "pending") state.pending.add(stored);
@@ -95,7 +91,9 @@ export class MemoryStore implements SandboxStore {
     const now = this.#now();
     const ids = filter.ids === undefined ? null : new Set(filter.ids);
     const mine = [...state.pending].filter(
-      (d) => (filter.accountId === undefined || d.accountId === filter.accountId) && (ids === null || ids.has(d.id)),
+      (d) =>
+        (filter.accountId === undefined || d.accountId === filter.accountId) &&
+        (ids === null || ids.has(d.id)),
     );
     let leased = 0;
     for (const delivery of mine) if ((state.leases.get(delivery.id)?.until ?? 0) > now) leased += 1;
@@ -124,7 +122,8 @@ export class MemoryStore implements SandboxStore {
     for (const accountId of state.withDue) {
       const account = state.accounts.get(accountId);
       const records = state.records.get(accountId);
-      if (account !== undefined && records !== undefined) next = Math.min(next, records.due.nextAt(state.offsetOf(account)));
+      if (account !== undefined && records !== undefined)
+        next = Math.min(next, records.due.nextAt(state.offsetOf(account)));
     }
     for (const delivery of state.pending) {
       const lease = state.leases.get(delivery.id);
@@ -160,7 +159,11 @@ export class MemoryStore implements SandboxStore {
     return { retired: false, previous };
   }
 
-  async bringForward(accountId: string, events: readonly string[] | null, resourceIds?: readonly string[]): Promise<void> {
+  async bringForward(
+    accountId: string,
+    events: readonly string[] | null,
+    resourceIds?: readonly string[],
+  ): Promise<void> {
     const resources = resourceIds === undefined ? null : new Set(resourceIds);
     const state = this.state;
     const account = state.accounts.get(accountId);
@@ -174,9 +177,16 @@ export class MemoryStore implements SandboxStore {
     }
   }
 
-  async listenerOf(accountId: string): Promise<{ owner: string; listener: string } | null> {
+  async listenerOf(
+    accountId: string,
+  ): Promise<{ owner: string; listener: string; events: string[] | null } | null> {
     const held = this.state.listeners.get(accountId);
-    return held !== undefined && held.until > this.#now() ? held : null;
+    if (held === undefined || held.until <= this.#now()) return null;
+    return {
+      owner: held.owner,
+      listener: held.listener,
+      events: held.events === null ? null : [...held.events],
+    };
   }
 
   async dropListener(accountId: string, listener: string): Promise<void> {

@@ -8,7 +8,7 @@ import { type ListPage, type PagePlace, pageOf } from "../../domain/lists.js";
 import type { PixKeyEntry, RegisterPixKeyParams } from "../../domain/pix-directory.js";
 import type { PayinRecord, PayoutRecord } from "../../domain/records.js";
 import type {
-  DeliveryFilter,
+  DeliveryQuery,
   DueItem,
   DueKind,
   PayoutListing,
@@ -16,7 +16,7 @@ import type {
   SandboxSettings,
   StoreTx,
 } from "../../domain/repository.js";
-import { AccountRecords } from "./account-records.js";
+import type { AccountRecords } from "./account-records.js";
 import type { AccountLocks } from "./locks.js";
 import { type MemoryState, pixKeyId, startSettings } from "./memory-state.js";
 
@@ -61,7 +61,10 @@ export class MemoryTx implements StoreTx {
     if (account === undefined) return null;
     const records = this.#state.records.get(account.id);
     const realNow = this.#now();
-    const due = records !== undefined && records.due.size > 0 && records.due.nextAt(this.#state.offsetOf(account)) <= realNow;
+    const due =
+      records !== undefined &&
+      records.due.size > 0 &&
+      records.due.nextAt(this.#state.offsetOf(account)) <= realNow;
     return { account, due };
   }
 
@@ -127,7 +130,13 @@ export class MemoryTx implements StoreTx {
   }
 
   async payinPage(accountId: string | undefined, place: PagePlace): Promise<ListPage<PayinRecord>> {
-    return pageOf("payins", this.#lists(accountId, (r) => r.payins), idOf, "newest", place);
+    return pageOf(
+      "payins",
+      this.#lists(accountId, (r) => r.payins),
+      idOf,
+      "newest",
+      place,
+    );
   }
 
   async nextBoletoNumber(): Promise<number> {
@@ -158,7 +167,13 @@ export class MemoryTx implements StoreTx {
   }
 
   async payoutPage(accountId: string | undefined, place: PagePlace): Promise<ListPage<PayoutRecord>> {
-    return pageOf("payouts", this.#lists(accountId, (r) => r.payouts), idOf, "newest", place);
+    return pageOf(
+      "payouts",
+      this.#lists(accountId, (r) => r.payouts),
+      idOf,
+      "newest",
+      place,
+    );
   }
 
   async trimRecords(account: Account, max: number): Promise<{ payins: number; payouts: PayoutRecord[] }> {
@@ -232,13 +247,14 @@ export class MemoryTx implements StoreTx {
     else state.pending.delete(delivery);
   }
 
-  async deliveryPage(filter: DeliveryFilter, place: PagePlace): Promise<ListPage<DeliveryRecord>> {
+  async deliveryPage(filter: DeliveryQuery, place: PagePlace): Promise<ListPage<DeliveryRecord>> {
     let lists = this.#lists(filter.accountId, (r) => r.deliveries);
-    if (filter.resourceId !== undefined || filter.state !== undefined)
+    if (filter.resourceId !== undefined || filter.status !== undefined || filter.state !== undefined)
       lists = lists.map((list) =>
         list.filter(
           (d) =>
             (filter.resourceId === undefined || d.resourceId === filter.resourceId) &&
+            (filter.status === undefined || d.status === filter.status) &&
             (filter.state === undefined || d.state === filter.state),
         ),
       );
@@ -287,7 +303,8 @@ export class MemoryTx implements StoreTx {
         .map((entry) => ({ entry, key: `${part}:${entry.type}:${entry.key}` }))
         .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     const shared = keyed("0", this.#state.pixKeys.values());
-    const own = accountId === undefined ? [] : keyed("1", this.#state.ownPixKeys.get(accountId)?.values() ?? []);
+    const own =
+      accountId === undefined ? [] : keyed("1", this.#state.ownPixKeys.get(accountId)?.values() ?? []);
     const page = pageOf("pixKeys", [[...shared, ...own]], (item) => item.key, "oldest", place);
     return { data: page.data.map((item) => item.entry), nextCursor: page.nextCursor };
   }
@@ -308,7 +325,10 @@ export class MemoryTx implements StoreTx {
     this.insertAccount(defaultAccount);
   }
 
-  #lists<T>(accountId: string | undefined, pick: (records: AccountRecords) => readonly T[]): (readonly T[])[] {
+  #lists<T>(
+    accountId: string | undefined,
+    pick: (records: AccountRecords) => readonly T[],
+  ): (readonly T[])[] {
     if (accountId !== undefined) {
       const records = this.#state.records.get(accountId);
       return records === undefined ? [] : [pick(records)];

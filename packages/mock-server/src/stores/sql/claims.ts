@@ -76,7 +76,10 @@ export function claimQuery(
 }
 
 /** How many attempts are open now: due and free for some process, or under a live lease. */
-export function openAttemptsQuery(now: number, filter: { accountId?: string; ids?: readonly string[] }): Query {
+export function openAttemptsQuery(
+  now: number,
+  filter: { accountId?: string; ids?: readonly string[] },
+): Query {
   const params: unknown[] = [now, null];
   let scope = "";
   if (filter.accountId !== undefined) {
@@ -110,6 +113,11 @@ export function bringForwardQuery(
             WHERE a.id = d.account_id AND a.epoch = d.epoch AND d.account_id = $2 AND d.state = 'pending'
               AND (d.due_ms IS NULL OR d.due_ms > ${SANDBOX_NOW}) AND ${takes("d")}
               AND ($4::text[] IS NULL OR d.resource_id = ANY($4::text[]))`,
-    params: [now, accountId, events === null ? null : [...events], resourceIds === undefined ? null : [...resourceIds]],
+    params: [
+      now,
+      accountId,
+      events === null ? null : [...events],
+      resourceIds === undefined ? null : [...resourceIds],
+    ],
   };
 }

@@ -4,8 +4,8 @@
 // it is; a column is added here (and in a migration) only when a query needs it.
 import { Account, type CreateAccountParams } from "../../domain/accounts.js";
 import type { DeliveryRecord } from "../../domain/deliveries.js";
-import type { PixKeyEntry } from "../../domain/pix-directory.js";
 import { PixCharge } from "../../domain/pix-charge.js";
+import type { PixKeyEntry } from "../../domain/pix-directory.js";
 import type { PayinRecord, PayoutRecord } from "../../domain/records.js";
 import type { DueItem, SandboxSettings } from "../../domain/repository.js";
 

@@ -66,8 +66,9 @@ export async function purgeBatch(db: SqlDatabase): Promise<boolean> {
        AND NOT EXISTS (SELECT 1 FROM paykit_due WHERE account_id = $1 AND epoch < $2)`,
     [accountId, epoch],
   );
-  const { rows } = await db.query<Row>("SELECT purged_epoch >= epoch AS done FROM paykit_accounts WHERE id = $1", [
-    accountId,
-  ]);
+  const { rows } = await db.query<Row>(
+    "SELECT purged_epoch >= epoch AS done FROM paykit_accounts WHERE id = $1",
+    [accountId],
+  );
   return rows[0]?.done === true;
 }

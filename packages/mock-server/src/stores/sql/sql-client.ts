@@ -149,9 +149,10 @@ export async function openPostgres(
 ): Promise<SqlDatabase> {
   const pg = await importDriver<PgModule>("pg", "--store postgres://…");
   const Pool = pg.Pool ?? pg.default?.Pool;
-  const escape = pg.escapeLiteral ?? pg.default?.escapeLiteral;
-  if (!Pool || !escape) throw new SqlDriverMissingError("the pg package has no Pool or escapeLiteral export (pg 8.11 or later)");
-  const inline = (text: string, params: readonly unknown[]) => inlineParams(text, params, escape);
+  const escapeLiteral = pg.escapeLiteral ?? pg.default?.escapeLiteral;
+  if (!Pool || !escapeLiteral)
+    throw new SqlDriverMissingError("the pg package has no Pool or escapeLiteral export (pg 8.11 or later)");
+  const inline = (text: string, params: readonly unknown[]) => inlineParams(text, params, escapeLiteral);
   // A process stopped (SIGSTOP, a debugger) with a transaction open would hold its row locks, and
   // with them every other process, for as long as it stays stopped: the server ends such a session.
   // Set at connection start (libpq's `options`, after any the URL gives), not by a query on connect,
@@ -371,7 +372,10 @@ async function beginPglite(db: PgliteInstance): Promise<OpenTransaction> {
       if (error !== ROLLBACK) throw error;
     });
   // a transaction that could not start rejects `done` before `open`
-  const tx = await Promise.race([open, done.then(() => Promise.reject(new Error("PGlite ended the transaction before it began")))]);
+  const tx = await Promise.race([
+    open,
+    done.then(() => Promise.reject(new Error("PGlite ended the transaction before it began"))),
+  ]);
   let ended = false;
   const end = async (commit: boolean) => {
     if (ended) return;
@@ -404,7 +408,11 @@ async function beginPglite(db: PgliteInstance): Promise<OpenTransaction> {
  * `escapeLiteral` (node-postgres), numbers and booleans as themselves, arrays as `ARRAY[…]` (or
  * `'{}'`), so every array parameter needs a cast in the text (`$1::text[]`).
  */
-export function inlineParams(text: string, params: readonly unknown[], escapeLiteral: (text: string) => string): string {
+export function inlineParams(
+  text: string,
+  params: readonly unknown[],
+  escapeLiteral: (text: string) => string,
+): string {
   const literal = (value: unknown): string => {
     if (value === null || value === undefined) return "NULL";
     if (typeof value === "number") {
@@ -420,7 +428,8 @@ export function inlineParams(text: string, params: readonly unknown[], escapeLit
   };
   return text.replace(/\$(\d+)/g, (_, n: string) => {
     const index = Number(n) - 1;
-    if (index >= params.length) throw new Error(`the statement names $${n} and has ${params.length} parameters`);
+    if (index >= params.length)
+      throw new Error(`the statement names $${n} and has ${params.length} parameters`);
     return literal(params[index]);
   });
 }

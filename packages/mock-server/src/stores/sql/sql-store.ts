@@ -8,11 +8,16 @@ import type { DeliveryRecord } from "../../domain/deliveries.js";
 import { ApiError } from "../../domain/errors.js";
 import { RETIRED_KEPT } from "../../domain/listeners.js";
 import type { ClaimedAttempt, SandboxStore, StoreTx, TxScope } from "../../domain/repository.js";
-import { ENDED_BEFORE_COMMIT, MAYBE_STORED, NOT_STORED, StoreUnavailableError } from "../../domain/store-errors.js";
+import {
+  ENDED_BEFORE_COMMIT,
+  MAYBE_STORED,
+  NOT_STORED,
+  StoreUnavailableError,
+} from "../../domain/store-errors.js";
 import { StoreHealth } from "../store-health.js";
 import { bringForwardQuery, claimQuery, openAttemptsQuery } from "./claims.js";
 import { accountFrom, deliveryFrom, type Row, sandboxFrom } from "./columns.js";
-import { MIGRATION_LOCK, SchemaTooNewError, SCHEMA_VERSION } from "./migrations.js";
+import { MIGRATION_LOCK, SCHEMA_VERSION, SchemaTooNewError } from "./migrations.js";
 import { purgeBatch } from "./purge.js";
 import { CommitUnknownError, type SqlDatabase, TransactionEndedError } from "./sql-client.js";
 import { deliveryUpdate, SqlTx } from "./sql-tx.js";
@@ -117,7 +122,9 @@ export class SqlStore implements SandboxStore {
         await open.rollback();
         if (this.#refused === null) {
           this.#refused = new SchemaTooNewError(found, known);
-          this.#log(`${this.#refused.message}. This process serves nothing more: every request is answered 503`);
+          this.#log(
+            `${this.#refused.message}. This process serves nothing more: every request is answered 503`,
+          );
         }
         throw new StoreUnavailableError(this.#refused.message, false);
       }
@@ -300,18 +307,26 @@ export class SqlStore implements SandboxStore {
     return { retired: false, previous: previous === listener ? null : previous };
   }
 
-  async bringForward(accountId: string, events: readonly string[] | null, resourceIds?: readonly string[]): Promise<void> {
+  async bringForward(
+    accountId: string,
+    events: readonly string[] | null,
+    resourceIds?: readonly string[],
+  ): Promise<void> {
     const query = bringForwardQuery(this.#now(), accountId, events, resourceIds);
     await this.#db.query(query.text, query.params);
   }
 
-  async listenerOf(accountId: string): Promise<{ owner: string; listener: string } | null> {
+  async listenerOf(
+    accountId: string,
+  ): Promise<{ owner: string; listener: string; events: string[] | null } | null> {
     const { rows } = await this.#db.query<Row>(
-      "SELECT owner, listener FROM paykit_listeners WHERE account_id = $1 AND until_ms > $2",
+      "SELECT owner, listener, events FROM paykit_listeners WHERE account_id = $1 AND until_ms > $2",
       [accountId, this.#now()],
     );
     const row = rows[0];
-    return row === undefined ? null : { owner: String(row.owner), listener: String(row.listener) };
+    if (row === undefined) return null;
+    const events = row.events === null ? null : (row.events as string[]);
+    return { owner: String(row.owner), listener: String(row.listener), events };
   }
 
   async dropListener(accountId: string, listener: string): Promise<void> {

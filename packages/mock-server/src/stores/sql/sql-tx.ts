@@ -5,12 +5,18 @@
 import type { Account } from "../../domain/accounts.js";
 import type { DeliveryRecord } from "../../domain/deliveries.js";
 import { ApiError } from "../../domain/errors.js";
-import { type Fault, type FaultAction, type FaultParams, MAX_FAULTS, faultAction } from "../../domain/faults.js";
-import { type ListPage, type PagePlace, encodeCursor } from "../../domain/lists.js";
+import {
+  type Fault,
+  type FaultAction,
+  type FaultParams,
+  faultAction,
+  MAX_FAULTS,
+} from "../../domain/faults.js";
+import { encodeCursor, type ListPage, type PagePlace } from "../../domain/lists.js";
 import type { PixKeyEntry, RegisterPixKeyParams } from "../../domain/pix-directory.js";
 import type { PayinRecord, PayoutRecord } from "../../domain/records.js";
 import type {
-  DeliveryFilter,
+  DeliveryQuery,
   DueItem,
   DueKind,
   PayoutListing,
@@ -156,7 +162,13 @@ export class SqlTx implements StoreTx {
         {
           text: `INSERT INTO paykit_accounts (id, public_key, secret_key_hash, settings, ${names.join(", ")})
                  VALUES ($1, $2, $3, $4::jsonb, ${names.map((_, i) => at(i)).join(", ")})`,
-          params: [account.id, account.publicKey, account.secretKeyHash, JSON.stringify(settingsOf(account)), ...values],
+          params: [
+            account.id,
+            account.publicKey,
+            account.secretKeyHash,
+            JSON.stringify(settingsOf(account)),
+            ...values,
+          ],
         },
       ];
     });
@@ -170,7 +182,10 @@ export class SqlTx implements StoreTx {
   resetAccount(account: Account): void {
     this.hid = true;
     this.#write(() => [
-      { ...accountUpdate(account), text: accountUpdate(account).text.replace("SET ", "SET epoch = epoch + 1, ") },
+      {
+        ...accountUpdate(account),
+        text: accountUpdate(account).text.replace("SET ", "SET epoch = epoch + 1, "),
+      },
       { text: "DELETE FROM paykit_faults WHERE account_id = $1", params: [account.id] },
       { text: "DELETE FROM paykit_pix_keys WHERE account_id = $1", params: [account.id] },
     ]);
@@ -178,7 +193,9 @@ export class SqlTx implements StoreTx {
 
   touchAccount(accountId: string): void {
     if (!this.#touch(accountId)) return;
-    this.#write(() => [{ text: "UPDATE paykit_accounts SET last_used_at = now() WHERE id = $1", params: [accountId] }]);
+    this.#write(() => [
+      { text: "UPDATE paykit_accounts SET last_used_at = now() WHERE id = $1", params: [accountId] },
+    ]);
   }
 
   async accountPage(place: PagePlace, onlyId?: string): Promise<ListPage<Account>> {
@@ -291,7 +308,10 @@ export class SqlTx implements StoreTx {
     let total = query.total;
     if (total === undefined) {
       const counted = filtered();
-      const [count] = await this.#read(`SELECT count(*)::bigint AS n FROM paykit_payouts r WHERE ${counted.sql}`, counted.params);
+      const [count] = await this.#read(
+        `SELECT count(*)::bigint AS n FROM paykit_payouts r WHERE ${counted.sql}`,
+        counted.params,
+      );
       total = Number(count?.n ?? 0);
     }
     return { records: rows.map(payoutFrom), total };
@@ -308,9 +328,10 @@ export class SqlTx implements StoreTx {
     const gone: string[] = [];
     let payins = 0;
     // the limit bounds the rows: counting them reads at most the limit and what came since
-    const [count] = await this.#read(`SELECT count(*)::int AS n FROM paykit_payins r WHERE ${OF_ACCOUNT(1)}`, [
-      account.id,
-    ]);
+    const [count] = await this.#read(
+      `SELECT count(*)::int AS n FROM paykit_payins r WHERE ${OF_ACCOUNT(1)}`,
+      [account.id],
+    );
     const overPayins = Number(count?.n ?? 0) - max;
     if (overPayins > 0) {
       const rows = await this.#read(
@@ -338,7 +359,10 @@ export class SqlTx implements StoreTx {
     }
     if (gone.length > 0) {
       this.#write(() => [
-        { text: "DELETE FROM paykit_deliveries WHERE account_id = $1 AND resource_id = ANY($2::text[])", params: [account.id, gone] },
+        {
+          text: "DELETE FROM paykit_deliveries WHERE account_id = $1 AND resource_id = ANY($2::text[])",
+          params: [account.id, gone],
+        },
         { text: "DELETE FROM paykit_due WHERE resource_id = ANY($1::text[])", params: [gone] },
       ]);
     }
@@ -359,7 +383,9 @@ export class SqlTx implements StoreTx {
   }
 
   unschedule(kind: DueKind, resourceId: string): void {
-    this.#write(() => [{ text: "DELETE FROM paykit_due WHERE kind = $1 AND resource_id = $2", params: [kind, resourceId] }]);
+    this.#write(() => [
+      { text: "DELETE FROM paykit_due WHERE kind = $1 AND resource_id = $2", params: [kind, resourceId] },
+    ]);
   }
 
   async takeDue(accountId: string, accountNow: number, realNow: number, limit: number): Promise<DueItem[]> {
@@ -426,13 +452,20 @@ export class SqlTx implements StoreTx {
     this.#write(() => [deliveryUpdate(delivery, null)]);
   }
 
-  async deliveryPage(filter: DeliveryFilter, place: PagePlace): Promise<ListPage<DeliveryRecord>> {
+  async deliveryPage(filter: DeliveryQuery, place: PagePlace): Promise<ListPage<DeliveryRecord>> {
     const newest = filter.order === "newest";
-    const rows = await this.#page("paykit_deliveries", filter.accountId, place, `r.id ${newest ? "DESC" : "ASC"}`, (c) => {
-      if (filter.resourceId !== undefined) c.add("r.resource_id = ?", filter.resourceId);
-      if (filter.state !== undefined) c.add("r.state = ?", filter.state);
-      if (place.after !== undefined) c.add(`r.id ${newest ? "<" : ">"} ?`, place.after);
-    });
+    const rows = await this.#page(
+      "paykit_deliveries",
+      filter.accountId,
+      place,
+      `r.id ${newest ? "DESC" : "ASC"}`,
+      (c) => {
+        if (filter.resourceId !== undefined) c.add("r.resource_id = ?", filter.resourceId);
+        if (filter.status !== undefined) c.add("r.record->>'status' = ?", filter.status);
+        if (filter.state !== undefined) c.add("r.state = ?", filter.state);
+        if (place.after !== undefined) c.add(`r.id ${newest ? "<" : ">"} ?`, place.after);
+      },
+    );
     return pageFrom("webhooks", rows.map(deliveryFrom), place.limit);
   }
 
@@ -468,7 +501,10 @@ export class SqlTx implements StoreTx {
     const fault: Fault = { ...params, id: `flt_${row?.id}`, times };
     if (method !== undefined) fault.method = method;
     this.#write(() => [
-      { text: "UPDATE paykit_faults SET spec = $2::jsonb WHERE id = $1", params: [row?.id, JSON.stringify(fault)] },
+      {
+        text: "UPDATE paykit_faults SET spec = $2::jsonb WHERE id = $1",
+        params: [row?.id, JSON.stringify(fault)],
+      },
     ]);
     return { ...fault };
   }
@@ -483,7 +519,10 @@ export class SqlTx implements StoreTx {
 
   clearFaults(accountId?: string): void {
     this.#write(() => [
-      { text: "DELETE FROM paykit_faults WHERE $1::text IS NULL OR account_id = $1", params: [accountId ?? null] },
+      {
+        text: "DELETE FROM paykit_faults WHERE $1::text IS NULL OR account_id = $1",
+        params: [accountId ?? null],
+      },
     ]);
   }
 
@@ -543,13 +582,21 @@ export class SqlTx implements StoreTx {
   resetSandbox(defaultAccount: Account): void {
     this.hid = true;
     this.#write(() => [
-      { text: "UPDATE paykit_accounts SET removed_at = now() WHERE removed_at IS NULL AND id <> $1", params: [defaultAccount.id] },
+      {
+        text: "UPDATE paykit_accounts SET removed_at = now() WHERE removed_at IS NULL AND id <> $1",
+        params: [defaultAccount.id],
+      },
       { text: "DELETE FROM paykit_faults", params: [] },
       { text: "DELETE FROM paykit_pix_keys WHERE NOT seeded", params: [] },
       { text: "DELETE FROM paykit_listeners", params: [] },
     ]);
     this.resetAccount(defaultAccount);
-    this.updateSandbox({ clockOffsetMs: 0, defaultAccountId: defaultAccount.id, rateLimit: null, faultsArmed: false });
+    this.updateSandbox({
+      clockOffsetMs: 0,
+      defaultAccountId: defaultAccount.id,
+      rateLimit: null,
+      faultsArmed: false,
+    });
   }
 }
 
@@ -559,7 +606,11 @@ function accountUpdate(account: Account): SqlStatement {
   const sets = entries.map(([name], i) => `${name} = $${i + 3}`);
   return {
     text: `UPDATE paykit_accounts SET settings = $2::jsonb, ${sets.join(", ")} WHERE id = $1`,
-    params: [account.id, JSON.stringify(settingsOf(account)), ...entries.map(([, column]) => column(account))],
+    params: [
+      account.id,
+      JSON.stringify(settingsOf(account)),
+      ...entries.map(([, column]) => column(account)),
+    ],
   };
 }
 

@@ -33,6 +33,7 @@ export interface CliOptions {
 
 /** The subcommands of `paykit-mock`, each with its one-line summary (`paykit-mock <command> --help` has the rest). */
 export const COMMANDS = {
+  account: "open an account on a mock or a team sandbox, and print the keys a .env needs",
   doctor: "check a webhook receiver with the deliveries a safe endpoint must handle",
   listen: "bring an account's webhooks from a sandbox (a team's shared one too) to a local receiver",
   mcp: "an MCP server over stdio that lets a coding agent drive a mock",
@@ -50,14 +51,17 @@ ${Object.entries(COMMANDS)
 
 Options of the server:
   --port <n>              port to listen on; 0 picks a free one (default 4010)
-  --host <address>        address to bind (default 127.0.0.1); any other needs --admin-token
+  --host <address>        address to bind (default 127.0.0.1); any other needs an admin token
   --manual                payouts wait for the control API instead of moving each second
-  --admin-token <token>   /_mock control calls need Authorization: Bearer <token>
-  --shared                a sandbox a team shares (needs --admin-token): POST /_mock/accounts is open,
+  --admin-token <token>   /_mock control calls need Authorization: Bearer <token>. Prefer the variable
+                          PAYKIT_MOCK_ADMIN_TOKEN (read when the option is absent): a command line is
+                          shown to every user of the machine by ps
+  --shared                a sandbox a team shares (needs an admin token): POST /_mock/accounts is open,
                           an account's own keys (Basic pk:sk) authorize the control calls about that
                           account, and calls about every account need the admin token
   --default-keys <pk:sk>  fix the default account's keys (pk_test_…:sk_test_…); its webhook secret is
-                          then derived from them: the same at every start, so a .env stays valid
+                          then derived from them: the same at every start, so a .env stays valid.
+                          The secret key you gave is not printed back
   --webhook-secret <s>    fix the default account's webhook signing secret (whsec_…)
   --public-url <url>      the mock's URL as clients reach it (behind a proxy); default: the listening address
   --allowed-hosts <names> more host names, comma-separated, that /_mock (control API, dashboard, pages)
@@ -73,13 +77,12 @@ Options of the server:
   --data-dir <dir>        keep the state in <dir> (PGlite, embedded PostgreSQL): it survives restarts
   --store <postgres://…>  keep the state in PostgreSQL: a sandbox a team shares, across restarts and
                           any number of mock processes, each serving every request as one transaction
-                          (needs --admin-token; implies --shared)
+                          (needs an admin token; implies --shared)
   --peer-url <url>        not needed any more (no process forwards to another); accepted, so that the
                           command lines of older versions keep working
   --cache-records <n>     with --data-dir or --store: accounts load on use, and those no request is using
                           hold at most n payins, payouts and deliveries in memory together (default
                           100000); past it the least recently used leave memory, kept in the store
-                          (default: the listening address)
   --strict-pix-directory  find only seeded and registered PIX keys (default: every well-formed key
                           except notfound@bank.test is found, with a holder derived from the key)
   --help                  show this text
@@ -87,8 +90,21 @@ Options of the server:
 
 const LOOPBACK = new Set(["127.0.0.1", "localhost", "::1", "[::1]"]);
 
-/** Reads the command line; throws an Error whose message is meant for the user. */
-export function parseCliArgs(argv: string[]): CliOptions | "help" {
+/** The environment variable the admin token is read from when `--admin-token` is absent. */
+export const ADMIN_TOKEN_VARIABLE = "PAYKIT_MOCK_ADMIN_TOKEN";
+
+// Said wherever an admin token is missing: where to give it, the variable first
+// (docs/decisions/admin-token-from-environment.md).
+const GIVE_TOKEN = `set ${ADMIN_TOKEN_VARIABLE}=<token> (or add --admin-token <token>, which ps shows to every user of the machine)`;
+
+/**
+ * Reads the command line, and the admin token from `PAYKIT_MOCK_ADMIN_TOKEN` of `env` when
+ * `--admin-token` is absent; throws an Error whose message is meant for the user.
+ */
+export function parseCliArgs(
+  argv: string[],
+  env: Record<string, string | undefined> = {},
+): CliOptions | "help" {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -119,24 +135,27 @@ export function parseCliArgs(argv: string[]): CliOptions | "help" {
     throw new Error(`--port must be 0-65535, got ${values.port}`);
   // `[::1]` is how an IPv6 address is written in a URL; the socket wants it bare.
   const host = (values.host ?? "127.0.0.1").replace(/^\[(.*)\]$/, "$1");
-  const adminToken = values["admin-token"];
+  const fromEnv = values["admin-token"] === undefined;
+  // an empty variable is none (`PAYKIT_MOCK_ADMIN_TOKEN= paykit-mock` unsets it in a shell)
+  const adminToken = values["admin-token"] ?? (env[ADMIN_TOKEN_VARIABLE] || undefined);
+  const tokenFrom = fromEnv ? ADMIN_TOKEN_VARIABLE : "--admin-token";
   if (adminToken !== undefined && adminToken.trim() !== adminToken)
-    throw new Error("--admin-token must not start or end with whitespace (a stray newline from a file?)");
+    throw new Error(`${tokenFrom} must not start or end with whitespace (a stray newline from a file?)`);
   if (adminToken !== undefined && adminToken.length < 8)
-    throw new Error("--admin-token must have at least 8 characters");
+    throw new Error(`${tokenFrom} must have at least 8 characters`);
   if (!LOOPBACK.has(host) && adminToken === undefined) {
-    throw new Error(`binding ${host} exposes the control API beyond this machine: add --admin-token <token>`);
+    throw new Error(`binding ${host} exposes the control API beyond this machine: ${GIVE_TOKEN}`);
   }
   const store = storeOf(values["data-dir"], values.store);
   if (store !== undefined && "url" in store && adminToken === undefined) {
     throw new Error(
-      "--store postgres://… is a sandbox a team shares: add --admin-token <token> for the calls about every account",
+      `--store postgres://… is a sandbox a team shares: someone must be able to make the calls about every account: ${GIVE_TOKEN}`,
     );
   }
   const sharedSandbox = values.shared ?? (store !== undefined && "url" in store);
   if (sharedSandbox && adminToken === undefined) {
     throw new Error(
-      "--shared needs --admin-token <token>: someone must be able to make the calls about every account",
+      `--shared needs an admin token, so that someone can make the calls about every account: ${GIVE_TOKEN}`,
     );
   }
   let defaultKeys: CliOptions["defaultKeys"];

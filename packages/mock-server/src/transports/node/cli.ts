@@ -1,5 +1,6 @@
 import { formatDoctorReport, runWebhookDoctor } from "../../doctor/doctor.js";
 import { retentionMs } from "../../domain/retention-period.js";
+import { accountCommand } from "./account-command.js";
 import { type COMMANDS, DOCTOR_USAGE, parseCliArgs, parseDoctorArgs, USAGE } from "./args.js";
 import { listenCommand } from "./listen-command.js";
 import { createMockServer, DURABLE_RETENTION } from "./server.js";
@@ -7,11 +8,13 @@ import { trigger } from "./trigger.js";
 
 /**
  * `paykit-mock`: serves the mock payment service over node:http. Prints
- * `Paykit mock listening on http://HOST:PORT`, then the default account's keys and webhook secret; stops gracefully on
- * SIGINT and SIGTERM.
+ * `Paykit mock listening on http://HOST:PORT`, then the default account's keys (the secret key only when
+ * the mock chose it) and webhook secret; stops gracefully on SIGINT and SIGTERM. The admin token comes
+ * from `--admin-token` or `PAYKIT_MOCK_ADMIN_TOKEN`.
  */
 async function main(argv: string[]): Promise<void> {
   const commands: Record<keyof typeof COMMANDS, (argv: string[]) => Promise<void>> = {
+    account: accountCommand,
     doctor,
     listen: listenCommand,
     mcp,
@@ -21,7 +24,7 @@ async function main(argv: string[]): Promise<void> {
     return commands[argv[0] as keyof typeof COMMANDS](argv.slice(1));
   let options: ReturnType<typeof parseCliArgs>;
   try {
-    options = parseCliArgs(argv);
+    options = parseCliArgs(argv, process.env);
   } catch (error) {
     process.stderr.write(`paykit-mock: ${(error as Error).message}\n\n${USAGE}`);
     process.exitCode = 2;
@@ -64,7 +67,9 @@ async function main(argv: string[]): Promise<void> {
     `Paykit mock listening on ${served.url}\n` +
       `Default account: ${account.accountId}\n` +
       `  public key: ${account.publicKey}\n` +
-      `  secret key: ${account.secretKey}\n` +
+      // A secret key given on the command line is not printed back: the user has it, and the
+      // banner lands in logs that more people read than the one who started the mock.
+      `  secret key: ${options.defaultKeys === undefined ? account.secretKey : "the one given in --default-keys (not printed)"}\n` +
       `  webhook secret: ${account.webhookSecret}\n` +
       `State: ${served.store.kind === "memory" ? "in this process's memory (gone when it stops)" : served.store.description}` +
       (served.store.kind === "postgres"

@@ -29,8 +29,9 @@ export const LISTEN_USAGE = `Usage: paykit-mock listen --forward-to <url> [optio
   --url <url>             the sandbox (default ${DEFAULT_MOCK_URL}); refused unless it is a Paykit mock
   --keys <pk:sk>          the account whose deliveries to take (default: PAYKIT_PUBLIC_KEY and
                           PAYKIT_SECRET_KEY); live keys are refused
-  --admin-token <token>   the mock's --admin-token (default: PAYKIT_MOCK_ADMIN_TOKEN), for a mock that
-                          needs one and is not --shared (there the account's own keys authorize it)
+  --admin-token <token>   the admin token of a mock that has one and is not --shared (there the
+                          account's own keys authorize it); give it as PAYKIT_MOCK_ADMIN_TOKEN instead
+                          (ps shows a command line to every user of the machine)
   --events <list>         only these events, comma-separated: payin.approved, payout.* (the others go to
                           their webhookUrl as without a listener)
   --print-secret          print the account's webhook signing secret first, for your receiver's .env

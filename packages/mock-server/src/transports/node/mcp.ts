@@ -34,9 +34,11 @@ export const MCP_USAGE = `Usage: paykit-mock mcp [--url <mock url>] [--keys <pk_
                             is refused
   --keys <pk:sk>            the account the tools act on (or PAYKIT_PUBLIC_KEY and PAYKIT_SECRET_KEY);
                             without, the agent opens one with createAccount. Live keys are refused
-  --admin-token <token>     the mock's --admin-token, if it has one (or PAYKIT_MOCK_ADMIN_TOKEN)
-  --webhook-secret <s>      your receiver's webhook secret (or PAYKIT_WEBHOOK_SECRET): webhookDoctor
-                            checks the receiver with it unless told another
+  --admin-token <token>     the mock's admin token, if it has one; give it as PAYKIT_MOCK_ADMIN_TOKEN
+                            instead (ps shows a command line to every user of the machine)
+  --webhook-secret <s>      your receiver's webhook secret (or PAYKIT_WEBHOOK_SECRET): createAccount
+                            signs the accounts it opens with it, and webhookDoctor checks the receiver
+                            with it, unless told another
   --max-payout-cents <n>    refuse payouts above n cents (default ${DEFAULT_MAX_PAYOUT_CENTS}, R$ 1.000,00)
   --help                    show this text
 

@@ -82,8 +82,14 @@ export const DURABLE_RETENTION = "30d";
  * await mock.control.payPayin(payin.id);
  */
 export async function createMockServer(options: MockServerOptions = {}): Promise<MockServer> {
-  const { port = 0, host = "127.0.0.1", publicUrl, allowedHosts, store: storeOption = "memory", ...engineOptions } =
-    options;
+  const {
+    port = 0,
+    host = "127.0.0.1",
+    publicUrl,
+    allowedHosts,
+    store: storeOption = "memory",
+    ...engineOptions
+  } = options;
   // Before anything opens: a malformed entry is the caller's mistake, reported at once.
   const hosts = hostAllowList([host, publicUrl], allowedHosts);
   // A durable store outlives every CI run that makes an account in it: unused ones go after 30 days
@@ -101,14 +107,17 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
   const fixed = engineOptions.defaultAccount;
   if (fixed?.publicKey && fixed.secretKey && fixed.webhookSecret === undefined) {
     const { publicKey, secretKey } = fixed;
-    engineOptions.defaultAccount = { ...fixed, webhookSecret: defaultWebhookSecret({ publicKey, secretKey }) };
+    engineOptions.defaultAccount = {
+      ...fixed,
+      webhookSecret: defaultWebhookSecret({ publicKey, secretKey }),
+    };
   }
   const store =
     engineOptions.sandboxStore ??
     (await openSandboxStore(storeOption, {
-    ...(engineOptions.onError === undefined ? {} : { onError: engineOptions.onError }),
-    ...(engineOptions.now === undefined ? {} : { now: engineOptions.now }),
-  }));
+      ...(engineOptions.onError === undefined ? {} : { onError: engineOptions.onError }),
+      ...(engineOptions.now === undefined ? {} : { now: engineOptions.now }),
+    }));
   let engine: MockEngine;
   try {
     engine = createEngine({ ...engineOptions, sandboxStore: store });

@@ -1,3 +1,4 @@
+import { readFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { PAYMENT_METHODS, type PaymentMethod } from "@paykit/contract";
 import {
@@ -22,8 +23,8 @@ export const TRIGGER_USAGE = `Usage: paykit-mock trigger <scenario> [options]
        paykit-mock trigger --list
 
   Plays a scenario on a running mock: creates a payin or payout through the merchant API with sample
-  data, moves it through the control API, and prints each step, where it ended and the webhook
-  deliveries it caused.
+  data (or takes yours with --payin/--payout), moves it through the control API, and prints each step,
+  where it ended and the webhook deliveries it caused.
 
   --list                  show every scenario
   --method <M>            PIX, BOLETO, CREDIT_CARD or OPEN_FINANCE (payin scenarios; --list says which)
@@ -32,11 +33,19 @@ export const TRIGGER_USAGE = `Usage: paykit-mock trigger <scenario> [options]
   --keys <pk:sk>          the account to use (default: PAYKIT_PUBLIC_KEY and PAYKIT_SECRET_KEY); without
                           keys a fresh account is opened (open on a shared sandbox); live keys are refused
   --new-account           open a fresh account even when PAYKIT_PUBLIC_KEY and PAYKIT_SECRET_KEY are set
-  --admin-token <token>   the mock's --admin-token (default: PAYKIT_MOCK_ADMIN_TOKEN); on a shared sandbox
-                          the account's own keys authorize its control calls without it
-  --webhook-url <url>     where the payin or payout sends its webhooks (default: none, so no webhooks)
+  --admin-token <token>   the mock's admin token; give it as PAYKIT_MOCK_ADMIN_TOKEN instead (ps shows a
+                          command line to every user). On a shared sandbox the account's keys suffice
+  --webhook-url <url>     where the payin or payout sends its webhooks. Default: the account's
+                          paykit-mock listen when one is attached, else none (no webhooks)
   --webhook-secret <s>    a fresh account's signing secret (default: PAYKIT_WEBHOOK_SECRET), so your
                           receiver can verify its deliveries; never printed
+  --amount <cents>        the amount of the payin or payout created, in cents (14990 = R$ 149,90)
+  --reference-id <id>     its referenceId (default: a fresh one)
+  --data <file.json>      fields merged into the sample request (customer, items, pixKey…), checked as
+                          the mock checks them; the scenario's own card or PIX key cannot be changed
+  --payin <id>            drive this payin of the account instead of creating one: the scenario goes on
+                          from its status (refused when no step applies to it)
+  --payout <id>           the same for a payout
   --json                  print one JSON document
   --help                  show this text
 
@@ -65,6 +74,11 @@ export function parseTriggerArgs(
       "admin-token": { type: "string" },
       "webhook-url": { type: "string" },
       "webhook-secret": { type: "string" },
+      amount: { type: "string" },
+      "reference-id": { type: "string" },
+      data: { type: "string" },
+      payin: { type: "string" },
+      payout: { type: "string" },
       json: { type: "boolean" },
       help: { type: "boolean" },
     },
@@ -93,6 +107,13 @@ export function parseTriggerArgs(
   const webhookSecret =
     keys === undefined ? (values["webhook-secret"] ?? env.PAYKIT_WEBHOOK_SECRET) : undefined;
   const adminToken = values["admin-token"] ?? env.PAYKIT_MOCK_ADMIN_TOKEN;
+  const amount = values.amount === undefined ? undefined : centsOf(values.amount);
+  const referenceId = values["reference-id"];
+  if (referenceId !== undefined && referenceId.trim() === "")
+    throw new Error("--reference-id needs the payin's or payout's referenceId");
+  const data = values.data === undefined ? undefined : dataFile(values.data);
+  const payinId = idOf("--payin", "pi_", "a payin's id", values.payin);
+  const payoutId = idOf("--payout", "po_", "a payout's id", values.payout);
   return {
     list: false,
     json,
@@ -107,8 +128,50 @@ export function parseTriggerArgs(
       ...(webhookSecret ? { webhookSecret } : {}),
       ...(method === undefined ? {} : { method: method as PaymentMethod }),
       ...(outcome === undefined ? {} : { outcome: outcome as TriggerOutcome }),
+      ...(amount === undefined ? {} : { amount }),
+      ...(referenceId === undefined ? {} : { referenceId }),
+      ...(data === undefined ? {} : { data }),
+      ...(payinId === undefined ? {} : { payinId }),
+      ...(payoutId === undefined ? {} : { payoutId }),
     },
   };
+}
+
+function centsOf(value: string): number {
+  const cents = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(cents) || cents < 1)
+    throw new Error(`--amount must be a whole number of cents, at least 1 (14990 = R$ 149,90), got ${value}`);
+  return cents;
+}
+
+function idOf(flag: string, prefix: string, what: string, value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  if (!value.startsWith(prefix) || !/^[A-Za-z0-9_]{4,100}$/.test(value))
+    throw new Error(`${flag} must be ${what} (${prefix}…), got ${value}`);
+  return value;
+}
+
+/** The fields of `--data <file.json>`: a JSON object, read and parsed here so a mistake names the file. */
+function dataFile(path: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (error) {
+    throw new Error(
+      `--data: cannot read ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+    );
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new Error(`--data: ${path} is not JSON (${(error as Error).message})`);
+  }
+  if (json === null || typeof json !== "object" || Array.isArray(json))
+    throw new Error(
+      `--data: ${path} must hold a JSON object of request fields ({ "customer": { "name": … } }), got ${Array.isArray(json) ? "an array" : String(json === null ? "null" : typeof json)}`,
+    );
+  return json as Record<string, unknown>;
 }
 
 function urlOf(value: string, flag: string): string {
@@ -178,6 +241,8 @@ export function formatTriggerRun(run: TriggerRun): string {
       ? `Account ${run.account.accountId}: opened for this run (public key ${run.account.publicKey})`
       : `Account ${run.account.accountId} (public key ${run.account.publicKey})`,
   );
+  if (run.existing !== null)
+    out.push(`Driving ${run.existing.resource} ${run.existing.id}, ${run.existing.status} before the run`);
   const names = run.steps.map((step) => (step.byMock ? `${step.step} (by the mock)` : step.step));
   const width = Math.max(0, ...names.map((name) => name.length));
   run.steps.forEach((step, i) => {
@@ -189,14 +254,20 @@ export function formatTriggerRun(run: TriggerRun): string {
   ].filter(Boolean);
   if (run.ok) out.push(`Ended as stated: ${states.join(", ")}`);
   else out.push("Did not end as stated:", ...run.problems.map((problem) => `  - ${problem}`));
-  if (run.webhookUrl === null) {
+  for (const note of run.notes) out.push(`Note: ${note}`);
+  const to = run.listener
+    ? "your paykit-mock listen"
+    : run.existing !== null
+      ? "its webhookUrl"
+      : run.webhookUrl;
+  if (to === null) {
     out.push(
-      "Webhooks: none, the resource was made without a webhookUrl (deliveries need one: give --webhook-url <your receiver>)",
+      "Webhooks: none, the resource was made without a webhookUrl (give --webhook-url <your receiver>, or run paykit-mock listen on the account first)",
     );
   } else if (run.deliveries.length === 0) {
-    out.push(`Webhooks to ${run.webhookUrl}: none (this scenario sends none)`);
+    if (run.existing === null) out.push(`Webhooks to ${to}: none (this scenario sends none)`);
   } else {
-    out.push(`Webhooks to ${run.webhookUrl}:`);
+    out.push(`Webhooks to ${to}:`);
     for (const delivery of run.deliveries) {
       const answer =
         delivery.answer !== null
