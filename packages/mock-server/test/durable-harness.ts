@@ -13,7 +13,6 @@ import {
   createEngine,
   createHttpControl,
   createMockServer,
-  type MockControl,
   type MockEngine,
   type MockServer,
 } from "../src/index.js";

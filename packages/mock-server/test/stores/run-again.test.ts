@@ -4,7 +4,7 @@
 // many requests at once on one account never sit in one transaction long enough to be ended
 // (docs/decisions/sandbox-store.md).
 import { afterEach, expect, it } from "vitest";
-import { openPostgres, type SqlDatabase } from "../../src/stores/sql/sql-client.js";
+import { openPostgres } from "../../src/stores/sql/sql-client.js";
 import { basic, payoutBody } from "../fixtures.js";
 import { ADMIN, closeSharedEngines, newDatabase, sharedEngine } from "./processes.js";
 
