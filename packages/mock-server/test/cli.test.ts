@@ -166,7 +166,10 @@ describe("paykit-mock (docs/decisions/mock-server-starting.md)", () => {
     [["--max-records", "1e5"], /--max-records must be a positive whole number, got 1e5/],
     // gone with the copies of accounts a process kept (docs/decisions/sandbox-store.md)
     [["--data-dir", "d", "--cache-records", "5000"], /cache-records/],
-    [["--store", "postgres://u@h/db", "--admin-token", "secret-token-1", "--peer-url", "http://x"], /peer-url/],
+    [
+      ["--store", "postgres://u@h/db", "--admin-token", "secret-token-1", "--peer-url", "http://x"],
+      /peer-url/,
+    ],
   ])("refuses %j", (args, message) => {
     expect(() => parseCliArgs(args)).toThrow(message);
   });

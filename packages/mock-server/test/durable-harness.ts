@@ -93,10 +93,12 @@ export async function emptyTables(db: SqlDatabase): Promise<void> {
 export async function storeOn(
   name: StoreName,
   onError?: (error: unknown) => void,
-  options: { purgeAfterCommit?: boolean } = {},
+  options: { purgeAfterCommit?: boolean; keep?: boolean } = {},
 ): Promise<SqlStore> {
+  const { keep, ...storeOptions } = options;
   const db = await databaseFor(name);
-  await emptyTables(db);
+  // `keep`: a second process on what the first one left
+  if (!keep) await emptyTables(db);
   for (const entry of SEED_PIX_KEYS)
     await db.query(
       `INSERT INTO paykit_pix_keys (account_id, key_id, seeded, entry) VALUES ('', $1, true, $2::jsonb)
@@ -107,7 +109,7 @@ export async function storeOn(
     kind: name === "pglite" ? "embedded" : "shared",
     description: name,
     keepDatabase: true,
-    ...options,
+    ...storeOptions,
     ...(onError === undefined ? {} : { onError }),
   });
 }
