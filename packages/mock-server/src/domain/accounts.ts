@@ -301,19 +301,32 @@ export async function hashSecretKey(secretKey: string): Promise<string> {
   return hex;
 }
 
-/** Most `Authorization` headers whose secret's hash is remembered before the memory starts over. */
-const REMEMBERED_HASHES = 256;
-const hashes = new Map<string, Promise<string>>();
+/** Most `Authorization` headers remembered (parsed, the secret hashed) before the memory starts over. */
+const REMEMBERED_HEADERS = 256;
+/** A presented key pair: the public key, and the hash of the secret (compared with the stored one). */
+interface Presented {
+  readonly publicKey: string;
+  readonly hash: Promise<string>;
+}
+const presented = new Map<string, Presented | null>();
 
-/** The hash of a presented secret key, remembered per header: a test suite sends one header for hours. */
-function presentedHash(header: string, secretKey: string): Promise<string> {
-  let hash = hashes.get(header);
-  if (hash === undefined) {
-    if (hashes.size >= REMEMBERED_HASHES) hashes.clear();
-    hash = hashSecretKey(secretKey);
-    hashes.set(header, hash);
+/**
+ * The credentials an `Authorization` header presents, remembered per header (a test suite sends one
+ * header for hours): only a hash of the secret is kept, as in the store.
+ */
+export function presentedCredentials(header: string | undefined): Presented | null {
+  if (header === undefined) return null;
+  let found = presented.get(header);
+  if (found === undefined) {
+    const credentials = parseBasicAuth(header);
+    found =
+      credentials === null
+        ? null
+        : { publicKey: credentials.publicKey, hash: hashSecretKey(credentials.secretKey) };
+    if (presented.size >= REMEMBERED_HEADERS) presented.clear();
+    presented.set(header, found);
   }
-  return hash;
+  return found;
 }
 
 /** A dummy hash compared against when the public key opens no account (timing tells nothing). */
@@ -349,12 +362,9 @@ export async function credentialsAccount(
   header: string | undefined,
   find: AccountFinder,
 ): Promise<Account | null> {
-  const credentials = parseBasicAuth(header);
+  const credentials = presentedCredentials(header);
   if (credentials === null) return null;
-  const [account, hash] = await Promise.all([
-    find(credentials.publicKey),
-    presentedHash(header as string, credentials.secretKey),
-  ]);
+  const [account, hash] = await Promise.all([find(credentials.publicKey), credentials.hash]);
   const ok = constantTimeEqual(hash, account?.secretKeyHash ?? UNKNOWN_ACCOUNT_HASH);
   return ok && account !== null ? account : null;
 }

@@ -191,6 +191,11 @@ export interface StoreTx {
 export interface TxScope {
   /** Whether the transaction may write; a read-only one takes no lock. @default true */
   write?: boolean;
+  /**
+   * The public key of the request's credentials, when it has them: a store may read that account
+   * with the transaction's first statements (`StoreTx.caller` then answers without a round trip).
+   */
+  caller?: string;
 }
 
 /** A sandbox's state, wherever it is kept. */

@@ -1,3 +1,4 @@
+import { isStorableText, STORABLE_TEXT_MESSAGE } from "@paykit/contract";
 import type { ControlScope } from "../control/call.js";
 import { credentialsAccount } from "../domain/accounts.js";
 import { ApiError } from "../domain/errors.js";
@@ -88,9 +89,22 @@ export function textInBody(body: string | null, field: string): string | undefin
   }
 }
 
+/**
+ * An id a control call names, refused before any store reads it when it is not storable text (NUL, a
+ * lone surrogate): no record can have it, and PostgreSQL refuses such a parameter outright. The answer
+ * is the one the call's own validation gives such a field.
+ */
+function storableId(id: string, field: string): string {
+  if (!isStorableText(id))
+    throw new ApiError("INVALID_DATA", `${field} ${STORABLE_TEXT_MESSAGE}`, {
+      details: [{ path: field, message: STORABLE_TEXT_MESSAGE }],
+    });
+  return id;
+}
+
 /** One account, by id, as a control call's access (`accountId` null when it does not exist). */
-async function oneAccount(turn: Turn, accountId: string): Promise<ControlAccess> {
-  const account = await turn.tx.account(accountId);
+async function oneAccount(turn: Turn, accountId: string, field = "id"): Promise<ControlAccess> {
+  const account = await turn.tx.account(storableId(accountId, field));
   return { accountId: account === null ? null : accountId, resource: `account ${accountId}` };
 }
 
@@ -102,6 +116,7 @@ export async function accessOf(
   params: Record<string, string>,
 ): Promise<ControlAccess> {
   const id = params.id ?? "";
+  if (scope === "payin" || scope === "payout" || scope === "delivery") storableId(id, "id");
   switch (scope) {
     case "open":
     case "global":
@@ -123,12 +138,12 @@ export async function accessOf(
     case "queried": {
       // `?accountId=` narrows a list (or the faults) to one account; without it the call is everyone's
       const accountId = new URLSearchParams(req.query).get("accountId") || undefined;
-      return accountId === undefined ? "global" : oneAccount(turn, accountId);
+      return accountId === undefined ? "global" : oneAccount(turn, accountId, "accountId");
     }
     case "bodyAccount": {
       // a fault or a PIX key whose body names `accountId` concerns that account; without it, everyone
       const accountId = accountIdInBody(req.body);
-      return accountId === undefined ? "global" : oneAccount(turn, accountId);
+      return accountId === undefined ? "global" : oneAccount(turn, accountId, "accountId");
     }
   }
 }

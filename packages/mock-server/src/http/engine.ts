@@ -7,6 +7,7 @@ import {
   type CreateAccountParams,
   credentialsAccount,
   newKeyPair,
+  presentedCredentials,
   newWebhookSecret,
 } from "../domain/accounts.js";
 import { AfterCommit, ControlOperations, openAccount } from "../domain/control.js";
@@ -14,7 +15,7 @@ import { ApiError } from "../domain/errors.js";
 import { RateLimiter } from "../domain/faults.js";
 import { randomString, UlidFactory } from "../domain/ids.js";
 import { registeredEntry } from "../domain/pix-directory.js";
-import type { SandboxStore } from "../domain/repository.js";
+import type { SandboxStore, TxScope } from "../domain/repository.js";
 import { retentionMs } from "../domain/retention-period.js";
 import { StoreUnavailableError } from "../domain/store-errors.js";
 import type { Turn } from "../domain/turn.js";
@@ -224,9 +225,7 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
       const answer = await runRequest(async (turn) => {
         // a fault takes its use in the request's turn: committed even when it refuses the request
         if (route.kind === "api" && turn.tx.sandbox.faultsArmed) {
-          const caller = await credentialsAccount(req.header("authorization"), (pk) =>
-            turn.tx.accountByPublicKey(pk),
-          );
+          const caller = await credentialsAccount(req.header("authorization"), callerOf(turn));
           const fault = await turn.tx.takeFault(req.method, req.path, caller?.id ?? null);
           if (fault !== null) {
             delayMs = fault.latencyMs;
@@ -242,9 +241,7 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
         if (route.kind === "api" && limit !== null) {
           rateLimiter.configure(limit);
           // Per authenticated account; requests without valid credentials share one bucket per client.
-          const caller = await credentialsAccount(req.header("authorization"), (pk) =>
-            turn.tx.accountByPublicKey(pk),
-          );
+          const caller = await credentialsAccount(req.header("authorization"), callerOf(turn));
           rateLimiter.check(caller?.id ?? `client:${req.remoteAddress ?? "unknown"}`, Date.now());
         }
         let caller: string | undefined;
@@ -269,7 +266,11 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
             turn.tx.touchAccount(params.id);
         }
         return route.handle(caller === undefined ? { req, params, turn } : { req, params, caller, turn });
-      }, route.writes !== false);
+      }, {
+        write: route.writes !== false,
+        // a merchant call's account is read with its transaction's first statements
+        ...(route.kind === "api" ? { caller: presentedCredentials(req.header("authorization"))?.publicKey } : {}),
+      });
       response = answer instanceof AfterCommit ? await answer.wait() : answer;
     } catch (error) {
       response = failure(req, error);
@@ -279,11 +280,16 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
     return response;
   }
 
+  /** Finds an account by public key as the request's caller (read with the turn's first statements). */
+  function callerOf(turn: Turn) {
+    return async (publicKey: string) => (await turn.tx.caller(publicKey))?.account ?? null;
+  }
+
   /** One request's turn, run again when the store ended its transaction before the commit. */
-  async function runRequest<T>(work: (turn: Turn) => Promise<T>, writes: boolean): Promise<T> {
+  async function runRequest<T>(work: (turn: Turn) => Promise<T>, scope: TxScope): Promise<T> {
     for (let run = 1; ; run++) {
       try {
-        return await turns.run(work, { write: writes });
+        return await turns.run(work, scope);
       } catch (error) {
         if (!(error instanceof StoreUnavailableError) || !error.runAgain || run >= RUNS_PER_REQUEST)
           throw error;
@@ -315,7 +321,7 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
       // a control call about an account is a use of it (retention counts from the last use)
       if (input.id !== "" && call.path.startsWith("/accounts/:id")) turn.tx.touchAccount(input.id);
       return call.run(new ControlOperations(turn, context), input as never);
-    }, call.method !== "GET");
+    }, { write: call.method !== "GET" });
     return answer instanceof AfterCommit ? answer.wait() : answer;
   }
 

@@ -111,7 +111,8 @@ CREATE TABLE paykit_due (
   due_ms BIGINT NOT NULL,
   PRIMARY KEY (kind, resource_id)
 );
-CREATE INDEX paykit_due_by_account ON paykit_due (account_id, at_ms);
+-- an account's work in the order it falls due: what is due now is a range at the index's start
+CREATE INDEX paykit_due_by_account ON paykit_due (account_id, due_ms);
 CREATE INDEX paykit_due_on_account_clock ON paykit_due (due_ms) WHERE clock = 'account';
 CREATE INDEX paykit_due_on_real_clock ON paykit_due (due_ms) WHERE clock = 'real';
 CREATE TABLE paykit_faults (

@@ -14,7 +14,7 @@ const TABLES = [
   ["paykit_payins", "id", "epoch, id"],
   ["paykit_payouts", "id", "epoch, id"],
   ["paykit_deliveries", "id", "epoch, id"],
-  ["paykit_due", "resource_id", "at_ms"],
+  ["paykit_due", "resource_id", "due_ms"],
 ] as const;
 
 /** Deletes one batch of hidden rows; answers whether there may be more. */

@@ -24,9 +24,9 @@ export interface SqlStatement {
 /** A transaction held open across awaits: what a shared store runs one request in. */
 export interface OpenTransaction extends SqlQueryable {
   /**
-   * Runs statements in one round trip (their parameters written into the text as literals), and
-   * commits after them when `commit` is set (rejecting as {@link commit} does). Answers each
-   * statement's rows. A statement that fails leaves the rest unrun and the transaction to roll back.
+   * Runs statements in one round trip (pipelined, each with its parameters), and commits after them
+   * when `commit` is set (rejecting as {@link commit} does). Answers each statement's rows. A
+   * statement that fails leaves the transaction to roll back (the ones after it do nothing).
    */
   batch(
     statements: readonly SqlStatement[],
@@ -106,6 +106,8 @@ function statementName(text: string): string {
   return name;
 }
 interface PgClient extends PgQueryable {
+  /** The driver's connection: its socket is corked while a batch is written. */
+  connection?: { stream?: { cork?(): void; uncork?(): void } };
   release(error?: Error | boolean): void;
   on(event: "error", listener: (error: Error) => void): unknown;
   off(event: "error", listener: (error: Error) => void): unknown;
@@ -117,9 +119,8 @@ interface PgPool extends PgQueryable {
   on(event: "connect", listener: (client: PgClient) => void): unknown;
 }
 interface PgModule {
-  default?: { Pool: new (config: object) => PgPool; escapeLiteral?: (text: string) => string };
+  default?: { Pool: new (config: object) => PgPool };
   Pool?: new (config: object) => PgPool;
-  escapeLiteral?: (text: string) => string;
 }
 
 /** The `options` a PostgreSQL URL gives the server at connection start (`?options=-c%20…`), or "". */
@@ -149,10 +150,7 @@ export async function openPostgres(
 ): Promise<SqlDatabase> {
   const pg = await importDriver<PgModule>("pg", "--store postgres://…");
   const Pool = pg.Pool ?? pg.default?.Pool;
-  const escapeLiteral = pg.escapeLiteral ?? pg.default?.escapeLiteral;
-  if (!Pool || !escapeLiteral)
-    throw new SqlDriverMissingError("the pg package has no Pool or escapeLiteral export (pg 8.11 or later)");
-  const inline = (text: string, params: readonly unknown[]) => inlineParams(text, params, escapeLiteral);
+  if (!Pool) throw new SqlDriverMissingError("the pg package has no Pool export (pg 8.23 or later)");
   // A process stopped (SIGSTOP, a debugger) with a transaction open would hold its row locks, and
   // with them every other process, for as long as it stays stopped: the server ends such a session.
   // Set at connection start (libpq's `options`, after any the URL gives), not by a query on connect,
@@ -170,6 +168,8 @@ export async function openPostgres(
   const pool = new Pool({
     connectionString: startup === undefined ? url : withoutStartupOptions(url),
     max: options.max ?? 10,
+    // a transaction's statements go in one write, its reads and writes each one round trip
+    pipeline: true,
     ...(startup === undefined ? {} : { options: startup }),
   });
   // An idle connection that the server closes (a restart, a failover) must not crash the mock.
@@ -231,15 +231,51 @@ export async function openPostgres(
           { cause: lost },
         );
       };
-      const send = async (text: string) => {
+      // Statements go pipelined (node-postgres's pipeline mode): each is sent without waiting for the
+      // one before, as a prepared statement with its parameters (never written into the text), all in
+      // one write; BEGIN goes with the transaction's first, COMMIT with its last.
+      const send = async (statements: readonly SqlStatement[], commit = false) => {
         ensureOpen();
         const opening = !begun;
         begun = true;
-        const result = (await client.query(opening ? `BEGIN;${text}` : text)) as unknown as
-          | SqlResult<Record<string, unknown>>
-          | SqlResult<Record<string, unknown>>[];
-        const results = Array.isArray(result) ? result : [result];
-        return opening ? results.slice(1) : results;
+        const stream = client.connection?.stream;
+        stream?.cork?.();
+        const sent: Promise<SqlResult<Record<string, unknown>>>[] = [];
+        try {
+          if (opening) sent.push(client.query("BEGIN"));
+          for (const { text, params } of statements)
+            sent.push(
+              params === undefined || params.length === 0
+                ? client.query(text)
+                : client.query({ name: statementName(text), text, values: params as unknown[] }),
+            );
+          if (commit) sent.push(client.query("COMMIT"));
+        } finally {
+          stream?.uncork?.();
+        }
+        const settled = await Promise.allSettled(sent);
+        // the first failure is the cause: the statements after it ran in an aborted transaction (and
+        // a COMMIT after it answered ROLLBACK)
+        const failed = settled.find((result) => result.status === "rejected");
+        // (with the COMMIT sent, a connection lost on any of them leaves the outcome to the server)
+        if (failed !== undefined) {
+          // A statement prepared on this connection before another process changed a table it reads
+          // (a newer mock's migration) fails at every run: the connection goes with its prepared
+          // statements, and the request, refused whole (an ERROR rolls back), runs again on a new one.
+          if (isStalePlan(failed.reason)) {
+            end(true);
+            throw new TransactionEndedError(
+              `a statement prepared before the database's tables changed (${(failed.reason as Error).message})`,
+              { cause: failed.reason },
+            );
+          }
+          if (commit) committing(failed.reason);
+          throw failed.reason;
+        }
+        const results = settled.map(
+          (result) => (result as PromiseFulfilledResult<SqlResult<Record<string, unknown>>>).value,
+        );
+        return results.slice(opening ? 1 : 0, commit ? -1 : undefined);
       };
       // An ERROR answer to COMMIT means rolled back; a connection cut (or a FATAL) while committing
       // leaves the transaction's fate to the server: it may be durable.
@@ -263,29 +299,15 @@ export async function openPostgres(
       };
       return {
         async query(text, params) {
-          if (!begun) {
-            const [rows] = await send(params === undefined ? text : inline(text, params));
-            return rows as SqlResult<never>;
-          }
-          ensureOpen();
-          // prepared once per connection (named by the text): a shared store runs the same few
-          // statements for every request
-          return params === undefined
-            ? client.query(text)
-            : client.query({ name: statementName(text), text, values: params as unknown[] });
+          const [rows] = await send([{ text, ...(params === undefined ? {} : { params }) }]);
+          return rows as SqlResult<never>;
         },
-        exec: async (sql) => void (await send(sql)),
+        exec: async (sql) => void (await send([{ text: sql }])),
         async batch(statements, options = {}) {
-          const text = statements.map((s) => inline(s.text, s.params ?? [])).join(";\n");
           const commit = options.commit === true;
-          try {
-            const results = await send(commit ? `${text};\nCOMMIT` : text);
-            if (commit) end(false);
-            return commit ? results.slice(0, -1) : results;
-          } catch (error) {
-            if (commit) committing(error);
-            throw error;
-          }
+          const results = await send(statements, commit);
+          if (commit) end(false);
+          return results;
         },
         async commit() {
           // committed with a batch already, or nothing ever sent
@@ -402,36 +424,10 @@ async function beginPglite(db: PgliteInstance): Promise<OpenTransaction> {
   };
 }
 
-/**
- * A statement with its `$n` parameters written in as SQL literals, for the simple protocol (which
- * takes several statements in one round trip but no parameters): text through the driver's own
- * `escapeLiteral` (node-postgres), numbers and booleans as themselves, arrays as `ARRAY[…]` (or
- * `'{}'`), so every array parameter needs a cast in the text (`$1::text[]`).
- */
-export function inlineParams(
-  text: string,
-  params: readonly unknown[],
-  escapeLiteral: (text: string) => string,
-): string {
-  const literal = (value: unknown): string => {
-    if (value === null || value === undefined) return "NULL";
-    if (typeof value === "number") {
-      if (!Number.isFinite(value)) throw new Error(`${value} has no SQL literal`);
-      return `(${value})`;
-    }
-    if (typeof value === "bigint") return `(${value})`;
-    if (typeof value === "boolean") return value ? "TRUE" : "FALSE";
-    if (Array.isArray(value)) return value.length === 0 ? "'{}'" : `ARRAY[${value.map(literal).join(",")}]`;
-    if (value instanceof Date) return escapeLiteral(value.toISOString());
-    if (typeof value === "object") return escapeLiteral(JSON.stringify(value));
-    return escapeLiteral(String(value));
-  };
-  return text.replace(/\$(\d+)/g, (_, n: string) => {
-    const index = Number(n) - 1;
-    if (index >= params.length)
-      throw new Error(`the statement names $${n} and has ${params.length} parameters`);
-    return literal(params[index]);
-  });
+/** PostgreSQL's answer to a prepared statement whose tables changed under it ("cached plan must not change result type"). */
+function isStalePlan(error: unknown): boolean {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return code === "0A000" && typeof message === "string" && message.includes("cached plan");
 }
 
 /** A database URL without its password, for messages. */

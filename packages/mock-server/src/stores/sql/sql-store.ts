@@ -20,7 +20,7 @@ import { accountFrom, deliveryFrom, type Row, sandboxFrom } from "./columns.js";
 import { MIGRATION_LOCK, SCHEMA_VERSION, SchemaTooNewError } from "./migrations.js";
 import { purgeBatch } from "./purge.js";
 import { CommitUnknownError, type SqlDatabase, TransactionEndedError } from "./sql-client.js";
-import { deliveryUpdate, SqlTx } from "./sql-tx.js";
+import { CALLER_QUERY, callerParams, deliveryUpdate, SqlTx } from "./sql-tx.js";
 
 /** How often, at most, a process stamps an account's last use (ms). */
 const TOUCH_EVERY_MS = 60_000;
@@ -97,7 +97,7 @@ export class SqlStore implements SandboxStore {
     return true;
   };
 
-  async transaction<T>(work: (tx: StoreTx) => Promise<T>, _scope?: TxScope): Promise<T> {
+  async transaction<T>(work: (tx: StoreTx) => Promise<T>, scope?: TxScope): Promise<T> {
     if (this.#refused !== null) throw new StoreUnavailableError(this.#refused.message, false);
     let open: Awaited<ReturnType<SqlDatabase["begin"]>>;
     let tx: SqlTx;
@@ -106,12 +106,16 @@ export class SqlStore implements SandboxStore {
       // the first round trip: a shared hold on the migration lock (a newer mock's migration waits for
       // this transaction), then, in a statement of its own (its snapshot taken after the hold, and no
       // table held while it waits for the hold), the schema's version and the sandbox's settings
-      const [, sandbox] = await open.batch([
+      // (and the caller's account, when the request names one: a merchant call is two round trips)
+      const caller = scope?.caller;
+      const [, sandbox, callerRows] = await open.batch([
         { text: "SELECT pg_advisory_xact_lock_shared($1)", params: [MIGRATION_LOCK] },
         {
           text: `SELECT s.*, (SELECT max(version) FROM paykit_schema_migrations) AS schema_version
-                   FROM paykit_sandbox s WHERE s.id = 1`,
+                   FROM paykit_sandbox s WHERE s.id = $1`,
+          params: [1],
         },
+        ...(caller === undefined ? [] : [{ text: CALLER_QUERY, params: callerParams(caller, this.#now()) }]),
       ]);
       const rows = (sandbox?.rows ?? []) as Row[];
       const row = rows[0];
@@ -129,6 +133,7 @@ export class SqlStore implements SandboxStore {
         throw new StoreUnavailableError(this.#refused.message, false);
       }
       tx = new SqlTx(open, sandboxFrom(row), this.#now, this.#touch);
+      if (caller !== undefined) tx.prefetchedCaller(caller, (callerRows?.rows ?? []) as Row[]);
     } catch (error) {
       throw this.#failure(error, "before");
     }

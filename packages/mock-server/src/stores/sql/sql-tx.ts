@@ -86,6 +86,22 @@ export interface AfterCommitHooks {
   hid(): void;
 }
 
+/**
+ * The account a public key opens, and whether work of it is due (its clock's offset from the sandbox
+ * row, so that the statement can go with the transaction's first round trip).
+ */
+export const CALLER_QUERY = `SELECT a.*, EXISTS (
+    SELECT 1 FROM paykit_due d, (SELECT clock_offset_ms FROM paykit_sandbox WHERE id = 1) s
+     WHERE d.account_id = a.id AND d.due_ms <= GREATEST($2::bigint + s.clock_offset_ms, $2::bigint)
+       AND d.epoch = a.epoch
+       AND (d.clock = 'account' OR d.due_ms <= $2::bigint)) AS due_now
+    FROM paykit_accounts a WHERE a.public_key = $1 AND a.removed_at IS NULL`;
+
+/** The parameters of CALLER_QUERY. */
+export function callerParams(publicKey: string, nowMs: number): unknown[] {
+  return [publicKey, nowMs];
+}
+
 /** One transaction of a SQL store. */
 export class SqlTx implements StoreTx {
   readonly #tx: OpenTransaction;
@@ -93,6 +109,7 @@ export class SqlTx implements StoreTx {
   readonly #touch: (accountId: string) => boolean;
   /** Writes waiting for the commit: each made into statements then, from the objects as they are. */
   readonly #writes: Array<() => SqlStatement[]> = [];
+  #caller: { publicKey: string; rows: Row[] } | undefined;
   hid = false;
 
   constructor(
@@ -122,6 +139,8 @@ export class SqlTx implements StoreTx {
   }
 
   #write(write: () => SqlStatement[]): void {
+    // the caller's row as first read is not what this transaction has once it writes
+    this.#caller = undefined;
     this.#writes.push(write);
   }
 
@@ -134,15 +153,17 @@ export class SqlTx implements StoreTx {
   }
 
   async caller(publicKey: string): Promise<{ account: Account; due: boolean } | null> {
-    const now = this.#now();
-    const [row] = await this.#read(
-      `SELECT a.*, EXISTS (
-         SELECT 1 FROM paykit_due d WHERE d.account_id = a.id AND d.epoch = a.epoch
-            AND ((d.clock = 'account' AND d.due_ms <= $2::bigint + $3::bigint) OR (d.clock = 'real' AND d.due_ms <= $2::bigint))) AS due_now
-         FROM paykit_accounts a WHERE a.public_key = $1 AND a.removed_at IS NULL`,
-      [publicKey, now, this.sandbox.clockOffsetMs],
-    );
+    const prefetched = this.#caller;
+    const [row] =
+      prefetched?.publicKey === publicKey
+        ? prefetched.rows
+        : await this.#read(CALLER_QUERY, callerParams(publicKey, this.#now()));
     return row === undefined ? null : { account: accountFrom(row), due: row.due_now === true };
+  }
+
+  /** The caller's row, read with the transaction's first round trip (`TxScope.caller`). */
+  prefetchedCaller(publicKey: string, rows: Row[]): void {
+    this.#caller = { publicKey, rows };
   }
 
   async accountByPublicKey(publicKey: string, options?: { lock?: boolean }): Promise<Account | null> {
@@ -392,8 +413,9 @@ export class SqlTx implements StoreTx {
     const rows = await this.#read(
       `DELETE FROM paykit_due WHERE (kind, resource_id) IN (
          SELECT d.kind, d.resource_id FROM paykit_due d JOIN paykit_accounts a ON a.id = d.account_id AND a.epoch = d.epoch
-          WHERE d.account_id = $1 AND ((d.clock = 'account' AND d.at_ms <= $2) OR (d.clock = 'real' AND d.at_ms <= $3))
-          ORDER BY d.account_id, d.at_ms LIMIT $4 FOR UPDATE OF d SKIP LOCKED)
+          WHERE d.account_id = $1 AND d.due_ms <= GREATEST($2 - a.clock_offset_ms, $3)
+            AND ((d.clock = 'account' AND d.at_ms <= $2) OR (d.clock = 'real' AND d.at_ms <= $3))
+          ORDER BY d.account_id, d.due_ms LIMIT $4 FOR UPDATE OF d SKIP LOCKED)
        RETURNING *`,
       [accountId, accountNow, realNow, limit],
     );
@@ -403,7 +425,8 @@ export class SqlTx implements StoreTx {
   async hasDue(accountId: string, accountNow: number, realNow: number): Promise<boolean> {
     const [row] = await this.#read(
       `SELECT EXISTS (SELECT 1 FROM paykit_due d JOIN paykit_accounts a ON a.id = d.account_id AND a.epoch = d.epoch
-          WHERE d.account_id = $1 AND ((d.clock = 'account' AND d.at_ms <= $2) OR (d.clock = 'real' AND d.at_ms <= $3))) AS due`,
+          WHERE d.account_id = $1 AND d.due_ms <= GREATEST($2 - a.clock_offset_ms, $3)
+            AND ((d.clock = 'account' AND d.at_ms <= $2) OR (d.clock = 'real' AND d.at_ms <= $3))) AS due`,
       [accountId, accountNow, realNow],
     );
     return row?.due === true;
