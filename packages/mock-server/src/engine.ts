@@ -34,6 +34,7 @@ export type {
   SetClockParams,
   WebhookSecretView,
 } from "./domain/control.js";
+export type { DeliveryFilter, WebhookAttempt, WebhookDelivery } from "./domain/deliveries.js";
 export type { Fault, FaultParams, RateLimitParams } from "./domain/faults.js";
 export type { ListenAck, ListenAttempt, ListenParams, ListenResult } from "./domain/listeners.js";
 export {
@@ -50,8 +51,8 @@ export {
   RISK_EMAIL_SUFFIX,
   TEMPORARY_UNAVAILABLE_AMOUNT,
 } from "./domain/magic.js";
-export type { DeliveryFilter, WebhookAttempt, WebhookDelivery, WebhookFetch } from "./domain/outbox.js";
 export { BOLETO_EXPIRY_MS, PIX_EXPIRY_MS, type ThreeDSOutcome } from "./domain/payins.js";
+export { MOCK_ACQUIRER_ISPB } from "./domain/payouts.js";
 export {
   type PixDirectoryMode,
   type PixKeyEntry,
@@ -59,8 +60,9 @@ export {
   SEED_PIX_KEYS,
 } from "./domain/pix-directory.js";
 export type { StatusChange } from "./domain/records.js";
-export { type EngineOptions, MOCK_ACQUIRER_ISPB } from "./domain/state.js";
 export { type CreateEngineOptions, createEngine, type MockEngine } from "./http/engine.js";
+export type { EngineOptions } from "./http/engine-options.js";
 export { type EngineRequest, type EngineResponse, MAX_BODY_BYTES } from "./http/messages.js";
 export { readWebRequest, toWebResponse } from "./http/web.js";
 export type { DeliveryConcurrency } from "./internal/delivery-slots.js";
+export type { WebhookFetch } from "./work/sender.js";

@@ -13,7 +13,6 @@ export {
   runWebhookDoctor,
   type WebhookDoctorOptions,
 } from "./doctor/doctor.js";
-export type { StatePersistence } from "./domain/persistence.js";
 export {
   type PayinCreateParamsFor,
   SAMPLE_CARD,
@@ -111,7 +110,6 @@ export { TRIGGER_SCENARIOS } from "./scenarios/scenarios.js";
 export { type TriggerKeys, TriggerRefusedError } from "./scenarios/target.js";
 export { type MockStoreOption, StoreInUseError } from "./stores/open-store.js";
 export {
-  type AccountLoads,
   createMockServer,
   type MockServer,
   type MockServerOptions,

@@ -26,7 +26,7 @@ import {
   samplePayin,
   samplePayout,
 } from "../src/index.js";
-import { databaseFor, databaseName, TABLES } from "./durable-harness.js";
+import { databaseFor, databaseName, emptyTables } from "./durable-harness.js";
 import { basic } from "./fixtures.js";
 
 const DEFAULT_SEED = 20_261_124;
@@ -1069,11 +1069,22 @@ describe("fuzz: no input makes the mock answer 5xx or a non-JSON error", () => {
         await httpBatches(totals.cluster, async () => {
           if (pair === null) {
             const db = await databaseFor("postgres");
-            await db.exec(`TRUNCATE ${TABLES.join(", ")}`);
+            await emptyTables(db);
             const store = {
               url: (await sharedPostgresUrl()).replace(/\/[^/]*$/, `/${await databaseName(db)}`),
             };
-            const options = { adminToken: ADMIN_TOKEN, sharedSandbox: false, fetch: noWebhooks, store };
+            // a store keeps secret keys as hashes: both processes are given the default account's keys
+            const defaultAccount = {
+              publicKey: "pk_test_fuzzcluster0000001",
+              secretKey: "sk_test_fuzzcluster0000000000000001",
+            };
+            const options = {
+              adminToken: ADMIN_TOKEN,
+              sharedSandbox: false,
+              fetch: noWebhooks,
+              store,
+              defaultAccount,
+            };
             const first = await createMockServer(options);
             pair = { first, second: await createMockServer(options) };
           }

@@ -57,20 +57,20 @@ describe("the mock's import graph", () => {
   it("reads the imports of every module (the scanner is not fooled into an empty graph)", () => {
     const graph = importGraph();
     expect(graph.size).toBeGreaterThan(40);
-    expect(graph.get(join(src, "http", "engine.ts"))).toContain(join(src, "domain", "state.ts"));
+    expect(graph.get(join(src, "http", "engine.ts"))).toContain(join(src, "domain", "control.ts"));
   });
 
   it("has no cycle, type-only imports included", () => {
     expect(cycles(importGraph())).toEqual([]);
   });
 
-  it("would report the cycle the state and the payins modules used to form", () => {
+  it("would report a cycle such as the turn and the payins modules would form", () => {
     const graph = importGraph();
-    const state = join(src, "domain", "state.ts");
+    const turn = join(src, "domain", "turn.ts");
     const payins = join(src, "domain", "payins.ts");
-    graph.set(state, [...(graph.get(state) ?? []), payins]);
+    graph.set(turn, [...(graph.get(turn) ?? []), payins]);
     expect(cycles(graph).map((c) => c.join(" -> "))).toContain(
-      "domain/payins.ts -> domain/state.ts -> domain/payins.ts",
+      "domain/payins.ts -> domain/turn.ts -> domain/payins.ts",
     );
   });
 });
@@ -84,7 +84,9 @@ function roomOf(file: string): string {
 // Which rooms each room may import. `internal` holds general data structures (heap, lane, delivery
 // slots, JSON text) that know nothing of payments, and imports nothing else; every room may use it.
 // The domain (accounts, payins, payouts, outbox, clock, schedule) is the state machine and knows nothing
-// of HTTP, transports, pages or storage engines; `control` is the control API as one table over the
+// of HTTP, transports, pages or storage engines (it names the repository it is run on: domain/repository.ts);
+// `stores` implement that repository (memory, PGlite, PostgreSQL); `work` is an engine's background work
+// (due work, webhook attempts, listeners' polls) over a store; `control` is the control API as one table over the
 // domain's operations, from which the HTTP routes and both `MockControl`s are derived; `scenarios` are the
 // `trigger` command's scenarios as data, played through the control table and the merchant API; `mcp` is
 // the MCP server for coding agents over the same; `listen` is the `listen` command's loop (long polls
@@ -99,8 +101,9 @@ const ALLOWED: Record<string, string[]> = {
   mcp: ["mcp", "scenarios", "control", "domain", "doctor", "internal"],
   listen: ["listen", "scenarios", "control", "domain", "internal"],
   stores: ["stores", "domain", "internal"],
+  work: ["work", "domain", "internal"],
   pages: ["pages", "internal"],
-  http: ["http", "control", "domain", "pages", "internal"],
+  http: ["http", "control", "domain", "pages", "work", "stores", "internal"],
   transports: [
     "transports",
     "http",
@@ -110,6 +113,7 @@ const ALLOWED: Record<string, string[]> = {
     "listen",
     "domain",
     "stores",
+    "work",
     "doctor",
     "internal",
   ],
@@ -124,6 +128,7 @@ const ALLOWED: Record<string, string[]> = {
     "listen",
     "domain",
     "stores",
+    "work",
     "pages",
     "doctor",
     "internal",
@@ -153,12 +158,12 @@ describe("the mock's rooms", () => {
   it("would report internal/ importing the domain (internal knows nothing of payments)", () => {
     const graph = importGraph();
     const heap = join(src, "internal", "heap.ts");
-    graph.set(heap, [...(graph.get(heap) ?? []), join(src, "domain", "state.ts")]);
+    graph.set(heap, [...(graph.get(heap) ?? []), join(src, "domain", "turn.ts")]);
     const wrong = [...graph].flatMap(([file, deps]) =>
       deps
         .filter((dep) => !ALLOWED[roomOf(file)]?.includes(roomOf(dep)))
         .map((dep) => `${relative(src, file)} -> ${relative(src, dep)}`),
     );
-    expect(wrong).toEqual(["internal/heap.ts -> domain/state.ts"]);
+    expect(wrong).toEqual(["internal/heap.ts -> domain/turn.ts"]);
   });
 });

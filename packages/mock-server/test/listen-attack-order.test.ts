@@ -6,8 +6,10 @@
 // - a listener whose lease lapsed (a laptop asleep for more than 30 s) is attached again by its next
 //   poll, and what waited meanwhile is sent to it at once, as for a listener that attaches.
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import { LISTENER_LEASE_MS, Listeners } from "../src/domain/listeners.js";
+import { LISTENER_LEASE_MS } from "../src/domain/listeners.js";
 import { createMockServer } from "../src/index.js";
+import { MemoryStore } from "../src/stores/memory/memory-store.js";
+import { ListenerHub } from "../src/work/listeners.js";
 import {
   cleanups,
   expectInOrder,
@@ -105,7 +107,13 @@ describe("a listener whose lease lapsed", () => {
 
   it("is attached again by its next poll: what waited is sent to it at once", async () => {
     const attached: string[] = [];
-    const listeners = new Listeners((accountId) => attached.push(accountId));
+    const listeners = new ListenerHub(
+      new MemoryStore(() => Date.now()),
+      "this-process",
+      (accountId, fresh) => {
+        if (fresh) attached.push(accountId);
+      },
+    );
     try {
       await listeners.poll("acct_a", { listener: "listener-one", waitMs: 0 });
       vi.advanceTimersByTime(LISTENER_LEASE_MS + 1_000);

@@ -5,9 +5,17 @@ import {
   eventMatches,
   LISTENER_LEASE_MS,
   type ListenAttempt,
-  Listeners,
   MAX_LISTEN_WAIT_MS,
 } from "../src/domain/listeners.js";
+import { MemoryStore } from "../src/stores/memory/memory-store.js";
+import { ListenerHub } from "../src/work/listeners.js";
+
+/** A process's listeners over a memory store; `onAttach` hears each attach (a first poll, a lapsed lease). */
+function hubOf(onAttach: (accountId: string) => void): ListenerHub {
+  return new ListenerHub(new MemoryStore(() => Date.now()), "this-process", (accountId, attached) => {
+    if (attached) onAttach(accountId);
+  });
+}
 
 const attempt = (n: number, status = "APPROVED"): Omit<ListenAttempt, "attemptId"> => ({
   deliveryId: `wh_${n}`,
@@ -22,12 +30,12 @@ const attempt = (n: number, status = "APPROVED"): Omit<ListenAttempt, "attemptId
 });
 
 let attached: string[];
-let listeners: Listeners;
+let listeners: ListenerHub;
 beforeEach(() => {
   // setImmediate stays real: a poll woken by an attempt waits one turn for the rest of the burst
   vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
   attached = [];
-  listeners = new Listeners((accountId) => attached.push(accountId));
+  listeners = hubOf((accountId) => attached.push(accountId));
 });
 afterEach(() => {
   listeners.close();
@@ -45,8 +53,9 @@ describe("an account's listener", () => {
     expect(listeners.takes("acct_a", "payin.approved")).toBe(true);
     vi.advanceTimersByTime(1);
     expect(listeners.takes("acct_a", "payin.approved")).toBe(false);
-    // a poll under way keeps it attached however long it waits
+    // a poll under way keeps it attached however long it waits (once it took its lease from the store)
     const waiting = listeners.poll("acct_a", { listener: "listener-one" });
+    await vi.advanceTimersByTimeAsync(0);
     vi.advanceTimersByTime(LISTENER_LEASE_MS + 1);
     expect(listeners.takes("acct_a", "payin.approved")).toBe(true);
     await vi.advanceTimersByTimeAsync(MAX_LISTEN_WAIT_MS);

@@ -1,10 +1,13 @@
 // The retention period as `--retention` and the `retention` option take it, how often the sweep runs
-// for it, and the memory-mode sweep on an injected real clock (the mock clock does not count).
-import { afterEach, describe, expect, it } from "vitest";
-import { sweepEveryMs } from "../src/domain/retention.js";
+// for it, the sweep's loop (`startRetention`), and the memory-mode sweep on an injected real clock (the
+// mock clock does not count).
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { Account } from "../src/domain/accounts.js";
 import { retentionMs } from "../src/domain/retention-period.js";
 import { createEngine, type MockEngine } from "../src/index.js";
+import { MemoryStore } from "../src/stores/memory/memory-store.js";
 import { parseCliArgs, USAGE } from "../src/transports/node/args.js";
+import { startRetention, sweepEveryMs } from "../src/work/retention.js";
 import { basic, pixPayin } from "./fixtures.js";
 
 describe("a retention period", () => {
@@ -46,6 +49,62 @@ describe("a retention period", () => {
       "--retention must be a duration such as 30d, 12h or 90m, or 0/off, got soon",
     );
     expect(USAGE).toContain("--retention <duration>");
+  });
+});
+
+describe("the retention sweep's loop (startRetention)", () => {
+  /**
+   * A memory store that counts its sweeps and each sweep's purge batches: the first sweep fails, and
+   * the first successful one leaves three batches to purge.
+   */
+  class WatchedStore extends MemoryStore {
+    sweeps = 0;
+    /** Purge batches after each sweep, by the sweep's number. */
+    readonly purges: number[] = [];
+    #batchesLeft = 3;
+    override async sweep(retention: number): Promise<string[]> {
+      this.sweeps += 1;
+      if (this.sweeps === 1) throw new Error("the store is out of reach");
+      return super.sweep(retention);
+    }
+    override async purge(): Promise<boolean> {
+      this.purges[this.sweeps] = (this.purges[this.sweeps] ?? 0) + 1;
+      this.#batchesLeft = Math.max(0, this.#batchesLeft - 1);
+      return this.#batchesLeft > 0;
+    }
+  }
+
+  it("sweeps at once and then again, purges until nothing is left, reports an error and tries again, stops", async () => {
+    let now = Date.parse("2030-01-01T00:00:00Z");
+    const store = new WatchedStore(() => now);
+    await store.transaction(async (tx) => {
+      tx.insertAccount(new Account("acct_unused", "pk_test_unused", "0".repeat(64), {}));
+    });
+    const errors: unknown[] = [];
+    now += 1_000;
+    const stop = startRetention(store, 1_000, (error) => errors.push(error));
+    try {
+      // the first sweep runs at once, and fails: reported, not thrown
+      expect(store.sweeps).toBe(1);
+      await vi.waitFor(() => expect(errors).toHaveLength(1));
+      expect(String(errors[0])).toContain("out of reach");
+      expect(store.purges).toEqual([]);
+      // the next one (every 250 ms for a retention of 1 s) removes the unused account, then purges
+      // batch after batch until the store says nothing is left
+      await vi.waitFor(() => expect(store.state.accounts.has("acct_unused")).toBe(false), {
+        timeout: 30_000,
+      });
+      await vi.waitFor(() => expect(store.sweeps).toBeGreaterThanOrEqual(4), { timeout: 30_000 });
+      // the second sweep purged until nothing was left; the third (over before the fourth began) looked once
+      expect(store.purges[2]).toBe(3);
+      expect(store.purges[3]).toBe(1);
+    } finally {
+      stop();
+    }
+    const sweeps = store.sweeps;
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(store.sweeps).toBe(sweeps);
+    expect(errors).toHaveLength(1);
   });
 });
 

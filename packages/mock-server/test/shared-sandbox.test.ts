@@ -2,9 +2,7 @@
 // the open `POST /_mock/accounts` and drives it with its own keys; the calls about every account need the
 // admin token; one account's keys never read or change another's resources.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ControlOperations } from "../src/domain/control.js";
-import { expireOnClock } from "../src/domain/payins.js";
-import { MockState } from "../src/domain/state.js";
+import type { ControlContext } from "../src/domain/control.js";
 import { allRoutes } from "../src/http/routes.js";
 import { createEngine, createHttpControl, MockControlError } from "../src/index.js";
 import { ROUTES } from "./control-routes.js";
@@ -108,9 +106,18 @@ describe.each([...TRANSPORTS, "cluster" as const])(
     });
 
     it("lists every control route of the router (a new route must say whom it concerns)", () => {
-      const state = new MockState({}, expireOnClock);
-      const control = allRoutes(state, new ControlOperations(state)).filter((r) => r.kind === "control");
-      state.close();
+      // the routes only: listing them runs no call, so the context's work is never reached
+      const context: ControlContext = {
+        work: {
+          flush: () => Promise.reject(new Error("not called")),
+          attempted: () => Promise.reject(new Error("not called")),
+          listen: () => Promise.reject(new Error("not called")),
+          listenerOf: () => Promise.reject(new Error("not called")),
+        },
+        startPixKeys: () => [],
+      };
+      const control = allRoutes(context).filter((r) => r.kind === "control");
+      expect(control.length).toBeGreaterThan(0);
       const listed = new Set(ROUTES.map(([method, path]) => `${method} ${path.split("?")[0]}`));
       const routed = control.map((r) => `${r.method} ${r.path.replace(/:id/, "{id}")}`);
       expect(routed.every((r) => r.includes("{id}") || listed.has(r))).toBe(true);

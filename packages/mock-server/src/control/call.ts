@@ -2,7 +2,7 @@
 // that types an entry from its parts. Everything else about a call (its HTTP route, its direct and HTTP
 // `MockControl` methods, its OpenAPI operation) is derived from the entry, never written again.
 import type * as z from "zod/mini";
-import type { ControlOperations } from "../domain/control.js";
+import type { AfterCommit, ControlOperations } from "../domain/control.js";
 
 /**
  * Whom a control call concerns, which a shared sandbox's access rules authorize: anyone (`open`), every
@@ -64,17 +64,13 @@ export interface ControlCall<Args extends unknown[] = never, Wire = unknown, Res
   readonly body: Schema | null;
   /** The query's schema; null: the call reads no query. */
   readonly query: Schema | null;
-  /**
-   * False for a call that never reads its account's records (a reset drops them): a store that
-   * reads accounts on use then reads the account's settings alone, at any size.
-   */
-  readonly readsRecords?: false;
-  /** True for a call that reads every record of its accounts (a list): a store reads them all first. */
-  readonly readsAllRecords?: true;
   /** The method's arguments as a request. */
   request(...args: Args): ControlRequest;
-  /** Runs the call on an engine's operations with its checked input; answers the HTTP body. */
-  run(ops: ControlOperations, input: ControlInput<never, never>): Wire | Promise<Wire>;
+  /**
+   * Runs the call on one turn's operations with its checked input; answers the HTTP body, or what
+   * waits for it once the turn committed (webhook attempts, a listener's poll).
+   */
+  run(ops: ControlOperations, input: ControlInput<never, never>): Promise<Wire | AfterCommit<Wire>>;
   /** The method's result from the HTTP body (a list's page data, nothing for an acknowledgement). */
   result(wire: Wire): Result;
 }
@@ -94,10 +90,11 @@ export function controlCall<
   status?: 200 | 201;
   body: B;
   query: Q;
-  readsRecords?: false;
-  readsAllRecords?: true;
   request: (...args: Args) => ControlRequest;
-  run: (ops: ControlOperations, input: ControlInput<Checked<B>, Checked<Q>>) => Wire | Promise<Wire>;
+  run: (
+    ops: ControlOperations,
+    input: ControlInput<Checked<B>, Checked<Q>>,
+  ) => Promise<Wire | AfterCommit<Wire>>;
   result?: (wire: Wire) => Result;
 }): ControlCall<Args, Wire, Result> {
   return {

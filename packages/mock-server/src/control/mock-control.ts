@@ -1,7 +1,7 @@
 import type { ErrorDetail } from "@paykit/contract";
 import type { ControlListEntry, ControlListOptions } from "../domain/control.js";
+import type { DeliveryFilter } from "../domain/deliveries.js";
 import type { ControlListName, ListPage } from "../domain/lists.js";
-import type { DeliveryFilter } from "../domain/outbox.js";
 import type { ControlCall } from "./call.js";
 import type { ControlCalls } from "./table.js";
 

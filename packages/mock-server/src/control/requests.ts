@@ -5,9 +5,9 @@ import { PAYIN_STATUSES, PAYOUT_STATUSES, storableString } from "@paykit/contrac
 import * as z from "zod/mini";
 import type { ControlCallOptions, SetClockParams } from "../domain/control.js";
 import { ListQuery } from "../domain/control-params.js";
+import type { DeliveryFilter } from "../domain/deliveries.js";
 import { ApiError } from "../domain/errors.js";
 import type { ListOptions, ListPage } from "../domain/lists.js";
-import type { DeliveryFilter } from "../domain/outbox.js";
 
 /** `?awaitWebhooks=true` of a call that moves a payin or payout. */
 export const AwaitQuery = z.strictObject({ awaitWebhooks: z.optional(z.boolean()) });

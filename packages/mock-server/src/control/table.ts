@@ -5,7 +5,7 @@
 // `MockControl` type (mock-control.ts) and the OpenAPI document of /_mock (openapi.ts) are derived from
 // it: adding a control call is one entry here and its test.
 import type { CreateAccountParams, UpdateAccountParams } from "../domain/accounts.js";
-import type { ControlCallOptions, SetClockParams } from "../domain/control.js";
+import { type ControlCallOptions, mapAnswer, type SetClockParams } from "../domain/control.js";
 import {
   AuthorizeBody,
   ClockBody,
@@ -69,7 +69,6 @@ export const CONTROL_CALLS = {
     summary: "List every account",
     body: null,
     query: ListQuery,
-    readsRecords: false,
     request: (options?: ListOptions) => ({ query: listQuery(undefined, options) }),
     run: (ops, { query }) => ops.accounts(query),
     result: pageData,
@@ -87,7 +86,6 @@ export const CONTROL_CALLS = {
     summary: "The account of the keys the request is sent with",
     body: null,
     query: null,
-    readsRecords: false,
     request: () => ({}),
     run: (ops, { caller }) => ops.getAccount(keysAccount(caller)),
   }),
@@ -99,7 +97,6 @@ export const CONTROL_CALLS = {
     summary: "An account's settings and balance",
     body: null,
     query: null,
-    readsRecords: false,
     request: (accountId: string) => ({ id: accountId }),
     run: (ops, { id }) => ops.getAccount(id),
   }),
@@ -115,7 +112,6 @@ export const CONTROL_CALLS = {
     summary: "Reset one account to its creation (id, keys and webhook secret kept)",
     body: null,
     query: null,
-    readsRecords: false,
     request: (accountId: string) => ({ id: accountId }),
     run: (ops, { id }) => ops.resetAccount(id),
   }),
@@ -195,7 +191,6 @@ export const CONTROL_CALLS = {
     summary: "Whether a paykit-mock listen takes the account's deliveries now, and which events",
     body: null,
     query: null,
-    readsRecords: false,
     request: (accountId: string) => ({ id: accountId }),
     run: (ops, { id }) => ops.listener(id),
   }),
@@ -222,7 +217,6 @@ export const CONTROL_CALLS = {
     method: "GET",
     path: "/payins",
     scope: "queried",
-    readsAllRecords: true,
     summary: "List payins, newest first, of one account or all",
     body: null,
     query: ListQuery,
@@ -238,7 +232,6 @@ export const CONTROL_CALLS = {
     method: "GET",
     path: "/payouts",
     scope: "queried",
-    readsAllRecords: true,
     summary: "List payouts, newest first, of one account or all",
     body: null,
     query: ListQuery,
@@ -389,7 +382,6 @@ export const CONTROL_CALLS = {
     method: "GET",
     path: "/webhooks",
     scope: "queried",
-    readsAllRecords: true,
     summary:
       "The webhook delivery log of one account or all, oldest first (order=newest: newest first), filtered by resourceId, event status and state",
     body: null,
@@ -413,7 +405,7 @@ export const CONTROL_CALLS = {
     body: null,
     query: AccountQuery,
     request: (accountId?: string) => ({ query: { accountId } }),
-    run: async (ops, { query }) => ({ data: await ops.flushWebhooks(query.accountId) }),
+    run: (ops, { query }) => mapAnswer(ops.flushWebhooks(query.accountId), (data) => ({ data })),
     result: dataOf,
   }),
   /** Sends a delivery again now (a fresh cycle of 8 attempts). */
@@ -436,7 +428,7 @@ export const CONTROL_CALLS = {
     body: null,
     query: AccountQuery,
     request: (accountId?: string) => ({ query: { accountId } }),
-    run: (ops, { query }) => ({ data: ops.faults(query.accountId) }),
+    run: async (ops, { query }) => ({ data: await ops.faults(query.accountId) }),
     result: dataOf,
   }),
   /** Injects a fault into the next matching requests. */
@@ -460,8 +452,8 @@ export const CONTROL_CALLS = {
     body: null,
     query: AccountQuery,
     request: (accountId?: string) => ({ query: { accountId } }),
-    run: (ops, { query }) => {
-      ops.clearFaults(query.accountId);
+    run: async (ops, { query }) => {
+      await ops.clearFaults(query.accountId);
       return { data: [] as never[] };
     },
     result: nothing,
@@ -475,9 +467,9 @@ export const CONTROL_CALLS = {
     body: RateLimitBody,
     query: null,
     request: (params: RateLimitParams | null) => ({ body: params ?? { limit: null } }),
-    run: (ops, { body }) => {
-      ops.setRateLimit(body.limit === null ? null : { limit: body.limit, windowMs: body.windowMs });
-      return { rateLimit: ops.rateLimit() };
+    run: async (ops, { body }) => {
+      await ops.setRateLimit(body.limit === null ? null : { limit: body.limit, windowMs: body.windowMs });
+      return { rateLimit: await ops.rateLimit() };
     },
     result: nothing,
   }),
@@ -517,8 +509,8 @@ export const CONTROL_CALLS = {
     body: null,
     query: null,
     request: () => ({}),
-    run: (ops) => {
-      ops.reset();
+    run: async (ops) => {
+      await ops.reset();
       return { reset: true as const };
     },
     result: nothing,

@@ -2,8 +2,6 @@ import {
   DEFAULT_FEES,
   DEFAULT_PAYOUT_LIMITS,
   type FeeSchedule,
-  isFinalPayinStatus,
-  isFinalPayoutStatus,
   type KnownPayoutStatus,
   type PayinFeeRule,
   type PaymentMethod,
@@ -13,7 +11,7 @@ import { ApiError } from "./errors.js";
 import { constantTimeEqual, randomString } from "./ids.js";
 import { PixCharge } from "./pix-charge.js";
 import type { PixDirectoryMode } from "./pix-directory.js";
-import type { PayinRecord, PayoutRecord } from "./records.js";
+import type { PayoutRecord } from "./records.js";
 
 /** How an account's payouts are approved: at once, or in the merchant dashboard (the control API). */
 export type PayoutApproval = "automatic" | "manual";
@@ -122,7 +120,7 @@ const DEBITING: ReadonlySet<string> = new Set<KnownPayoutStatus>([
   "COMPLETED",
 ] as KnownPayoutStatus[]);
 
-/** A merchant account of the mock: keys, settings, running balance totals and its payouts. */
+/** A merchant account of the mock: keys, settings and running balance totals. */
 export class Account {
   kycApproved: boolean;
   creditCardEnabled: boolean;
@@ -139,8 +137,8 @@ export class Account {
   webhookOutOfOrder: boolean;
   fees: FeeSchedule;
   limits: PayoutLimits;
-  /** Builds the BR Codes of the account's PIX payins. */
-  readonly pixCharge: PixCharge;
+  /** The account's clock minus the sandbox clock, in ms (docs/decisions/time-and-the-mock-clock.md). */
+  clockOffsetMs = 0;
 
   // Running totals, so the balance check of a payout never scans (docs/decisions/balance.md).
   openingBalance: number;
@@ -148,30 +146,21 @@ export class Account {
   reserved = 0;
   debited = 0;
   inFlight = 0;
-
-  /** Payins sorted by id, which is time-ordered: newest last (the dashboard's list). */
-  readonly payins: PayinRecord[] = [];
-  /** Payouts sorted by id, which is time-ordered: newest last. */
-  readonly payouts: PayoutRecord[] = [];
-  readonly payoutsById = new Map<string, PayoutRecord>();
-  readonly payoutsByReference = new Map<string, PayoutRecord>();
-  readonly payoutStatusCounts = new Map<string, number>();
-  /**
-   * When a request last used the account, in real epoch ms (not the mock clock, which tests move);
-   * 0 when not known in this process (read back from a store, whose own stamp then decides).
-   */
-  lastUsedAt = 0;
+  /** The account's payouts: the total of `GET /payout` without reading them. */
+  payoutCount = 0;
+  /** The account's payouts by status: the total of `GET /payout?status=` without reading them. */
+  payoutStatusCounts: Record<string, number> = {};
 
   constructor(
     readonly id: string,
     readonly publicKey: string,
-    readonly secretKey: string,
-    /** What the account was created with: its reset (`POST /_mock/accounts/{id}/reset`) goes back to it. */
+    /** The SHA-256 of the secret key, hex: a store keeps no secret key (docs/decisions/secret-keys-hashed.md). */
+    readonly secretKeyHash: string,
+    /** What the account was created with (no key): its reset goes back to it. */
     readonly created: CreateAccountParams,
     /** The account's own PIX key (an EVP), which its payins' BR Codes pay into. */
     readonly merchantPixKey: string = crypto.randomUUID(),
   ) {
-    this.pixCharge = new PixCharge(merchantPixKey);
     const params = created;
     this.kycApproved = params.kycApproved ?? true;
     this.creditCardEnabled = params.creditCardEnabled ?? true;
@@ -185,6 +174,13 @@ export class Account {
     this.limits = { ...DEFAULT_PAYOUT_LIMITS, ...params.limits };
     this.openingBalance = params.balance ?? 0;
   }
+
+  /** The BR Codes of the account's PIX payins, made on first use. */
+  get pixCharge(): PixCharge {
+    this.#pixCharge ??= new PixCharge(this.merchantPixKey);
+    return this.#pixCharge;
+  }
+  #pixCharge: PixCharge | undefined;
 
   /** Applies changed settings. */
   update(params: UpdateAccountParams): void {
@@ -245,72 +241,25 @@ export class Account {
 
   /** Books a payout's move between statuses: debits, gives back, and keeps the status counts. */
   bookPayoutStatus(payout: PayoutRecord, from: KnownPayoutStatus | null, to: KnownPayoutStatus): void {
+    const counts = this.payoutStatusCounts;
     if (from !== null) {
-      this.payoutStatusCounts.set(from, (this.payoutStatusCounts.get(from) ?? 1) - 1);
+      counts[from] = (counts[from] ?? 1) - 1;
       if (DEBITING.has(from)) this.debited -= payout.amount;
       if (IN_FLIGHT.has(from)) this.inFlight -= payout.amount;
     }
-    this.payoutStatusCounts.set(to, (this.payoutStatusCounts.get(to) ?? 0) + 1);
+    counts[to] = (counts[to] ?? 0) + 1;
     if (DEBITING.has(to)) this.debited += payout.amount;
     if (IN_FLIGHT.has(to)) this.inFlight += payout.amount;
   }
 
-  /** Adds a payin in id order. */
-  insertPayin(payin: PayinRecord): void {
-    insertById(this.payins, payin);
+  /** A fresh account of the same id, keys and webhook secrets, as created (its reset). */
+  recreated(): Account {
+    const fresh = new Account(this.id, this.publicKey, this.secretKeyHash, this.created, this.merchantPixKey);
+    fresh.webhookSecret = this.webhookSecret;
+    fresh.previousWebhookSecret = this.previousWebhookSecret;
+    fresh.previousSecretUntil = this.previousSecretUntil;
+    return fresh;
   }
-
-  /**
-   * Drops the oldest payin in a final status and the oldest payout in a final status or COMPLETED (a
-   * refund is the only way out of it, and a bound that kept every COMPLETED payout would bound
-   * nothing) while there are more than `max` of each (the retention limit); answers the records dropped, for the engine's own indexes and store. Balances keep
-   * their running totals: a dropped record's money stays booked.
-   */
-  retain(max: number): { payins: PayinRecord[]; payouts: PayoutRecord[] } {
-    const droppedPayins: PayinRecord[] = [];
-    const droppedPayouts: PayoutRecord[] = [];
-    while (this.payins.length > max) {
-      const at = this.payins.findIndex((p) => isFinalPayinStatus(p.status));
-      if (at < 0) break;
-      droppedPayins.push(...this.payins.splice(at, 1));
-    }
-    while (this.payouts.length > max) {
-      const at = this.payouts.findIndex((p) => isFinalPayoutStatus(p.status) || p.status === "COMPLETED");
-      if (at < 0) break;
-      const [payout] = this.payouts.splice(at, 1);
-      if (payout === undefined) break;
-      droppedPayouts.push(payout);
-      this.payoutsById.delete(payout.id);
-      if (this.payoutsByReference.get(payout.referenceId) === payout)
-        this.payoutsByReference.delete(payout.referenceId);
-      this.payoutStatusCounts.set(payout.status, (this.payoutStatusCounts.get(payout.status) ?? 1) - 1);
-    }
-    return { payins: droppedPayins, payouts: droppedPayouts };
-  }
-
-  /** Adds a payout in id order. */
-  insertPayout(payout: PayoutRecord): void {
-    insertById(this.payouts, payout);
-    this.payoutsById.set(payout.id, payout);
-    this.payoutsByReference.set(payout.referenceId, payout);
-  }
-}
-
-/** Inserts a record into an id-sorted list: an append unless the mock clock was set back. */
-function insertById<T extends { id: string }>(list: T[], record: T): void {
-  const last = list[list.length - 1];
-  if (last === undefined || last.id < record.id) {
-    list.push(record);
-    return;
-  }
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (list[mid]!.id < record.id) lo = mid + 1;
-    else hi = mid;
-  }
-  list.splice(lo, 0, record);
 }
 
 function mergeFees(base: FeeSchedule, patch: FeeOverrides | undefined): FeeSchedule {
@@ -341,82 +290,83 @@ export function parseBasicAuth(header: string | undefined): { publicKey: string;
   return { publicKey: decoded.slice(0, colon), secretKey: decoded.slice(colon + 1) };
 }
 
-/** The account whose key pair a request's credentials are; 401 UNAUTHORIZED otherwise. */
-function verifyCredentials(header: string | undefined, byPublicKey: ReadonlyMap<string, Account>): Account {
-  const credentials = parseBasicAuth(header);
-  const account = credentials ? byPublicKey.get(credentials.publicKey) : undefined;
-  // Compare against a dummy when the public key is unknown, so timing does not tell which part failed.
-  const ok = constantTimeEqual(
-    credentials?.secretKey ?? "",
-    account?.secretKey ?? "sk_test_unknown_account_key",
-  );
-  if (!credentials || !account || !ok) {
+/**
+ * The SHA-256 of a secret key as hex: what a store keeps instead of the key
+ * (docs/decisions/secret-keys-hashed.md). The service shows a secret key once, when it is made.
+ */
+export async function hashSecretKey(secretKey: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(secretKey));
+  let hex = "";
+  for (const byte of new Uint8Array(digest)) hex += byte.toString(16).padStart(2, "0");
+  return hex;
+}
+
+/** Most `Authorization` headers remembered (parsed, the secret hashed) before the memory starts over. */
+const REMEMBERED_HEADERS = 256;
+/** A presented key pair: the public key, and the hash of the secret (compared with the stored one). */
+interface Presented {
+  readonly publicKey: string;
+  readonly hash: Promise<string>;
+}
+const presented = new Map<string, Presented | null>();
+
+/**
+ * The credentials an `Authorization` header presents, remembered per header (a test suite sends one
+ * header for hours): only a hash of the secret is kept, as in the store.
+ */
+export function presentedCredentials(header: string | undefined): Presented | null {
+  if (header === undefined) return null;
+  let found = presented.get(header);
+  if (found === undefined) {
+    const credentials = parseBasicAuth(header);
+    found =
+      credentials === null
+        ? null
+        : { publicKey: credentials.publicKey, hash: hashSecretKey(credentials.secretKey) };
+    if (presented.size >= REMEMBERED_HEADERS) presented.clear();
+    presented.set(header, found);
+  }
+  return found;
+}
+
+/** A dummy hash compared against when the public key opens no account (timing tells nothing). */
+const UNKNOWN_ACCOUNT_HASH = "0".repeat(64);
+
+/** Finds the account a public key opens (the store's read: locked or not). */
+export type AccountFinder = (publicKey: string) => Promise<Account | null>;
+
+/**
+ * The account whose key pair a request's `Authorization: Basic` credentials are; 401 UNAUTHORIZED
+ * otherwise, 403 KYC_NOT_APPROVED for an account whose KYC is not approved
+ * (docs/decisions/authentication.md). Keys are compared in constant time, as hashes.
+ */
+export async function authenticate(header: string | undefined, find: AccountFinder): Promise<Account> {
+  const account = await credentialsAccount(header, find);
+  if (account === null) {
     throw new ApiError(
       "UNAUTHORIZED",
       "invalid or missing credentials: send Authorization: Basic base64(publicKey:secretKey)",
     );
   }
+  if (!account.kycApproved) {
+    throw new ApiError(
+      "KYC_NOT_APPROVED",
+      "the account's KYC is not approved; no request is accepted until it is",
+    );
+  }
   return account;
 }
 
-/** Most accepted `Authorization` headers an {@link Authenticator} remembers before it starts over. */
-const REMEMBERED_HEADERS = 64;
-
-/**
- * The merchant API's Basic auth (docs/decisions/authentication.md). A test suite sends one header
- * on every request, so each exact header that was accepted is remembered with its account and not
- * parsed and compared again. Only accepted headers are kept: every refused or new one still takes the
- * constant-time path. A remembered account counts only while it is still the one its public key opens
- * (a reset opens new accounts, and keys never change), and KYC is checked on every request.
- */
-export class Authenticator {
-  readonly #byPublicKey: ReadonlyMap<string, Account>;
-  readonly #accepted = new Map<string, Account>();
-
-  constructor(byPublicKey: ReadonlyMap<string, Account>) {
-    this.#byPublicKey = byPublicKey;
-  }
-
-  /** The account a request's credentials belong to; 401 UNAUTHORIZED / 403 KYC_NOT_APPROVED otherwise. */
-  authenticate(header: string | undefined): Account {
-    const remembered = header === undefined ? undefined : this.#accepted.get(header);
-    let account: Account;
-    if (remembered !== undefined && this.#byPublicKey.get(remembered.publicKey) === remembered) {
-      account = remembered;
-    } else {
-      account = verifyCredentials(header, this.#byPublicKey);
-      if (this.#accepted.size >= REMEMBERED_HEADERS) this.#accepted.clear();
-      this.#accepted.set(header as string, account);
-    }
-    if (!account.kycApproved) {
-      throw new ApiError(
-        "KYC_NOT_APPROVED",
-        "the account's KYC is not approved; no request is accepted until it is",
-      );
-    }
-    return account;
-  }
-
-  /**
-   * The id of the account whose credentials `header` carries, or null: for keying the rate limit
-   * before the handler runs. Never throws, and takes the same constant-time path as `authenticate`.
-   */
-  accountIdOf(header: string | undefined): string | null {
-    if (header === undefined) return null;
-    const remembered = this.#accepted.get(header);
-    if (remembered !== undefined && this.#byPublicKey.get(remembered.publicKey) === remembered)
-      return remembered.id;
-    try {
-      return verifyCredentials(header, this.#byPublicKey).id;
-    } catch {
-      return null;
-    }
-  }
-
-  /** Forgets every remembered header (a reset). */
-  clear(): void {
-    this.#accepted.clear();
-  }
+/** The account a request's credentials belong to, or null (never throws; KYC not checked). */
+export async function credentialsAccount(
+  header: string | undefined,
+  find: AccountFinder,
+): Promise<Account | null> {
+  const credentials = presentedCredentials(header);
+  if (credentials === null) return null;
+  const [account, hash] = await Promise.all([find(credentials.publicKey), credentials.hash]);
+  const ok = constantTimeEqual(hash, account?.secretKeyHash ?? UNKNOWN_ACCOUNT_HASH);
+  return ok && account !== null ? account : null;
 }
 
 /** A fresh Standard Webhooks secret: `whsec_` and the base64 of 24 random bytes. */

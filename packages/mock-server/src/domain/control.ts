@@ -1,11 +1,13 @@
 import { type Payin, type Payout, validate } from "@paykit/contract";
 import type * as z from "zod/mini";
 import {
-  type Account,
+  Account,
   type AccountKeys,
   type AccountView,
   accountView,
   type CreateAccountParams,
+  hashSecretKey,
+  newKeyPair,
   type RotatedWebhookSecret,
   type UpdateAccountParams,
   WEBHOOK_SECRET_GRACE_MS,
@@ -21,6 +23,8 @@ import {
   RotateWebhookSecretBody,
   UpdateAccountBody,
 } from "./control-params.js";
+import { type DeliveryFilter, deliveryView, restartDelivery, type WebhookDelivery } from "./deliveries.js";
+import { runDue, settledPayin } from "./due.js";
 import { ApiError, invalidData } from "./errors.js";
 import type { Fault, FaultParams, RateLimitParams } from "./faults.js";
 import type { ListenParams, ListenResult } from "./listeners.js";
@@ -30,26 +34,24 @@ import {
   decodeCursor,
   type ListOptions,
   type ListPage,
-  listPayinViews,
-  listPayoutViews,
   type PagePlace,
   type PayinView,
   type PayoutView,
-  pageOf,
+  payinView,
+  payoutView,
 } from "./lists.js";
-import type { DeliveryFilter, WebhookDelivery } from "./outbox.js";
 import {
   authorizePayin,
   completeThreeDS,
   expirePayin,
-  payinOf,
+  lockedPayin,
   payPayin,
   type ThreeDSOutcome,
 } from "./payins.js";
 import { payoutControl } from "./payouts.js";
-import type { PixKeyEntry, RegisterPixKeyParams } from "./pix-directory.js";
+import { type PixKeyEntry, type RegisterPixKeyParams, registeredEntry } from "./pix-directory.js";
 import { type PayinRecord, type PayoutRecord, payinJson, payoutJson } from "./records.js";
-import type { MockState } from "./state.js";
+import type { Turn } from "./turn.js";
 
 /** The mock's clock as `GET /_mock/clock` answers it. */
 export interface ClockView {
@@ -83,14 +85,15 @@ export interface WebhookSecretView {
 
 /**
  * Options of a control call that moves a payin or payout. `awaitWebhooks: true` resolves the call only
- * once the webhook deliveries it caused have been attempted (the account's `flushWebhooks`): a test
- * that pays a payin can then assert on what its receiver got, without polling. HTTP:
- * `?awaitWebhooks=true`.
+ * once the webhook deliveries it caused have been attempted (the account's `flushWebhooks`), wherever
+ * they are made (any process of a shared sandbox): a test that pays a payin can then assert on what its
+ * receiver got, without polling. HTTP: `?awaitWebhooks=true`.
  */
 export interface ControlCallOptions {
   /**
-   * Wait for the account's deliveries in flight (this call's among them) to be answered, and for held
-   * out-of-order events to be sent; a retry due later is not waited for (move the clock, then flush).
+   * Wait for the account's deliveries due now (this call's among them) to be attempted and answered,
+   * and for held out-of-order events to be sent; a retry due later is not waited for (move the clock,
+   * then flush).
    * @default false
    */
   awaitWebhooks?: boolean;
@@ -111,6 +114,49 @@ export interface ControlListEntry {
   pixKeys: PixKeyEntry;
 }
 
+/**
+ * What control calls wait for once their turn committed: webhook attempts (made by this process or
+ * another one of a shared sandbox) and the polls of `paykit-mock listen`. The engine's worker does it.
+ */
+export interface WebhookWork {
+  /**
+   * Makes the deliveries due now (of the account, or of every account) and the held out-of-order
+   * events go at once, and resolves once each has been attempted, with the deliveries attempted.
+   */
+  flush(accountId?: string): Promise<WebhookDelivery[]>;
+  /** Resolves once the delivery's next attempt was made, with the delivery after it. */
+  attempted(deliveryId: string): Promise<WebhookDelivery>;
+  /** One poll of `paykit-mock listen` on an account. */
+  listen(accountId: string, params: ListenParams): Promise<ListenResult>;
+  /** The account's listener now, on any process, and the events it takes (null: all). */
+  listenerOf(accountId: string): Promise<{ events: string[] | null } | null>;
+}
+
+/**
+ * What a control call answers: at once, or once something after its commit is done (its webhooks
+ * attempted, a listener's poll). The engine commits the turn first, then waits.
+ */
+export class AfterCommit<T> {
+  constructor(readonly wait: () => Promise<T>) {}
+}
+
+/** A control call's answer, now or after its commit. */
+export type ControlAnswer<T> = Promise<T | AfterCommit<T>>;
+
+/** An answer shaped by `shape`, now or once the wait after the commit is done. */
+export async function mapAnswer<T, U>(answer: ControlAnswer<T>, shape: (value: T) => U): ControlAnswer<U> {
+  const value = await answer;
+  return value instanceof AfterCommit ? new AfterCommit(async () => shape(await value.wait())) : shape(value);
+}
+
+/** The engine's facts a control call needs besides the store. */
+export interface ControlContext {
+  /** The webhook worker and the listeners. */
+  readonly work: WebhookWork;
+  /** The PIX keys the engine was started with (registered again by a reset). */
+  readonly startPixKeys: () => PixKeyEntry[];
+}
+
 /** Checks a control call's input against its schema; `INVALID_DATA` with details otherwise. */
 function checked<S extends z.ZodMiniType>(schema: S, input: unknown): z.output<S> {
   const result = validate(schema, input ?? {});
@@ -126,64 +172,103 @@ function isoOf(value: unknown): unknown {
   return Number.isNaN(date.getTime()) ? String(value) : date.toISOString();
 }
 
+/** A new account of `params` (checked), with its keys: the secret key is shown now and never again. */
+export async function openAccount(
+  turn: Turn,
+  params: CreateAccountParams,
+  id = `acct_${turn.ids.next(turn.sandboxNow())}`,
+): Promise<{ account: Account; keys: AccountKeys }> {
+  const keys =
+    params.publicKey && params.secretKey
+      ? { publicKey: params.publicKey, secretKey: params.secretKey }
+      : newKeyPair();
+  const { publicKey: _pk, secretKey: _sk, ...created } = params;
+  const account = new Account(id, keys.publicKey, await hashSecretKey(keys.secretKey), created);
+  if ((await turn.tx.accountByPublicKey(keys.publicKey)) !== null) {
+    throw new ApiError("INVALID_DATA", "publicKey is already used by another account", {
+      details: [{ path: "publicKey", message: "is already used by another account" }],
+    });
+  }
+  turn.tx.insertAccount(account);
+  const answer: AccountKeys = { accountId: account.id, ...keys };
+  if (account.webhookSecret !== null) answer.webhookSecret = account.webhookSecret;
+  return { account, keys: answer };
+}
+
 /**
- * The control operations on an engine's state: the one implementation behind both the direct
- * `MockControl` and the `/_mock` routes (control/table.ts). Errors are thrown as the service's `ApiError`.
+ * The control operations of one turn: the one implementation behind both the direct `MockControl` and
+ * the `/_mock` routes (control/table.ts). Errors are thrown as the service's `ApiError`. A call about
+ * one account runs that account's due work first, under its lock.
  */
 export class ControlOperations {
-  constructor(private readonly state: MockState) {}
+  constructor(
+    private readonly turn: Turn,
+    private readonly context: ControlContext,
+  ) {}
 
-  createAccount(params: CreateAccountParams = {}): AccountKeys {
-    return this.state.keysOf(this.state.createAccount(checked(CreateAccountBody, params)));
+  get #tx() {
+    return this.turn.tx;
   }
-  getAccount(accountId: string): AccountView {
-    return accountView(this.state.account(accountId), this.state.autoAdvance, this.state.pixDirectory);
+
+  /** The account, locked, with its due work run: what a call about it sees. */
+  async #account(accountId: string): Promise<Account> {
+    const account = await this.turn.account(accountId);
+    await runDue(this.turn, account);
+    return account;
+  }
+
+  #view(account: Account): AccountView {
+    return accountView(account, this.turn.rules.autoAdvance, this.turn.rules.pixDirectory);
+  }
+
+  async createAccount(params: CreateAccountParams = {}): Promise<AccountKeys> {
+    return (await openAccount(this.turn, checked(CreateAccountBody, params))).keys;
+  }
+  async getAccount(accountId: string): Promise<AccountView> {
+    return this.#view(await this.#account(accountId));
   }
   /** Accounts oldest first (id order: ids are ULIDs on the sandbox clock); `accountId` narrows to one. */
-  accounts(options: ControlListOptions = {}): ListPage<AccountView> {
-    const { accounts, place } = this.#listed("accounts", options);
-    // Sorted per call: the cost follows the number of accounts, never their records.
-    const sorted = accounts.length > 1 ? [...accounts].sort((a, b) => (a.id < b.id ? -1 : 1)) : accounts;
-    const page = pageOf("accounts", [sorted], (account) => account.id, "oldest", place);
-    return {
-      data: page.data.map((account) => accountView(account, this.state.autoAdvance, this.state.pixDirectory)),
-      nextCursor: page.nextCursor,
-    };
+  async accounts(options: ControlListOptions = {}): Promise<ListPage<AccountView>> {
+    const { accountId, place } = await this.#listed("accounts", options);
+    const page = await this.#tx.accountPage(place, accountId);
+    return { data: page.data.map((account) => this.#view(account)), nextCursor: page.nextCursor };
   }
-  payins(options: ControlListOptions = {}): ListPage<PayinView> {
-    const { accounts, place } = this.#listed("payins", options);
-    return listPayinViews(accounts, place);
+  async payins(options: ControlListOptions = {}): Promise<ListPage<PayinView>> {
+    const { accountId, place } = await this.#listed("payins", options);
+    const page = await this.#tx.payinPage(accountId, place);
+    return { data: page.data.map(payinView), nextCursor: page.nextCursor };
   }
-  payouts(options: ControlListOptions = {}): ListPage<PayoutView> {
-    const { accounts, place } = this.#listed("payouts", options);
-    return listPayoutViews(accounts, place);
+  async payouts(options: ControlListOptions = {}): Promise<ListPage<PayoutView>> {
+    const { accountId, place } = await this.#listed("payouts", options);
+    const page = await this.#tx.payoutPage(accountId, place);
+    return { data: page.data.map(payoutView), nextCursor: page.nextCursor };
   }
-  webhooks(options: ControlListOptions & DeliveryFilter = {}): ListPage<WebhookDelivery> {
-    const { place } = this.#listed("webhooks", options);
-    const { resourceId, status, state, order } = options;
-    return this.state.outbox.page(options.accountId, place, { resourceId, status, state, order });
+  async webhooks(options: ControlListOptions & DeliveryFilter = {}): Promise<ListPage<WebhookDelivery>> {
+    const { accountId, place } = await this.#listed("webhooks", options);
+    const { resourceId, status, state } = options;
+    const page = await this.#tx.deliveryPage(
+      { accountId, resourceId, status, state, order: options.order ?? "oldest" },
+      place,
+    );
+    return { data: page.data.map(deliveryView), nextCursor: page.nextCursor };
   }
   /**
-   * The directory's shared keys, then the account's own, each part in `TYPE:key` order: a key may be
-   * in both parts (an account's own entry overrides the shared one), so the part is in the cursor.
+   * The directory's shared keys (seeded and registered), then the account's own, each part in
+   * `TYPE:key` order: a key may be in both parts (an account's own entry overrides the shared one), so
+   * the part is in the cursor.
    */
-  pixKeys(options: ControlListOptions = {}): ListPage<PixKeyEntry> {
-    const { place } = this.#listed("pixKeys", options);
-    const keyed = (part: string, entries: readonly PixKeyEntry[]) =>
-      entries
-        .map((entry) => ({ entry, key: `${part}:${entry.type}:${entry.key}` }))
-        .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    const shared = keyed("0", this.state.directory.list());
-    const own =
-      options.accountId === undefined
-        ? []
-        : keyed("1", this.state.directory.list(options.accountId).slice(shared.length));
-    const page = pageOf("pixKeys", [[...shared, ...own]], (item) => item.key, "oldest", place);
-    return { data: page.data.map((item) => item.entry), nextCursor: page.nextCursor };
+  async pixKeys(options: ControlListOptions = {}): Promise<ListPage<PixKeyEntry>> {
+    const { accountId, place } = await this.#listed("pixKeys", options);
+    return this.#tx.pixKeyPage(accountId, place);
   }
   /** One page of any control list (the dispatcher of `listPage`). */
-  list<L extends ControlListName>(list: L, options: ControlListOptions = {}): ListPage<ControlListEntry[L]> {
-    const pages: { [K in ControlListName]: (o: ControlListOptions) => ListPage<ControlListEntry[K]> } = {
+  list<L extends ControlListName>(
+    list: L,
+    options: ControlListOptions = {},
+  ): Promise<ListPage<ControlListEntry[L]>> {
+    const pages: {
+      [K in ControlListName]: (o: ControlListOptions) => Promise<ListPage<ControlListEntry[K]>>;
+    } = {
       accounts: (o) => this.accounts(o),
       payins: (o) => this.payins(o),
       payouts: (o) => this.payouts(o),
@@ -192,183 +277,232 @@ export class ControlOperations {
     };
     return pages[list](options);
   }
-  // The checked query of a list: its accounts (one, 404 when unknown, or all) and its page's place.
-  #listed(list: ControlListName, options: ControlListOptions): { accounts: Account[]; place: PagePlace } {
+  // The checked query of a list: its account (404 when unknown; its due work run) and its page's place.
+  async #listed(
+    list: ControlListName,
+    options: ControlListOptions,
+  ): Promise<{ accountId: string | undefined; place: PagePlace }> {
     const input = checked(ListQuery, {
       accountId: options.accountId,
       limit: options.limit,
       cursor: options.cursor,
     });
-    const accounts =
-      input.accountId === undefined
-        ? [...this.state.accounts.values()]
-        : [this.state.account(input.accountId)];
+    if (input.accountId !== undefined) await this.#account(input.accountId);
     const after = input.cursor === undefined ? undefined : decodeCursor(list, input.cursor);
-    return { accounts, place: { limit: input.limit ?? CONTROL_LIST_LIMIT.default, after } };
+    return { accountId: input.accountId, place: { limit: input.limit ?? CONTROL_LIST_LIMIT.default, after } };
   }
-  updateAccount(accountId: string, params: UpdateAccountParams): AccountView {
-    const account = this.state.account(accountId);
-    account.update(checked(UpdateAccountBody, params));
-    this.state.changes?.account(accountId);
-    return accountView(account, this.state.autoAdvance, this.state.pixDirectory);
+  async updateAccount(accountId: string, params: UpdateAccountParams): Promise<AccountView> {
+    const input = checked(UpdateAccountBody, params);
+    const account = await this.#account(accountId);
+    account.update(input);
+    this.#tx.updateAccount(account);
+    return this.#view(account);
   }
-  resetAccount(accountId: string): AccountView {
-    return accountView(this.state.resetAccount(accountId), this.state.autoAdvance, this.state.pixDirectory);
+  async resetAccount(accountId: string): Promise<AccountView> {
+    const account = await this.turn.account(accountId);
+    const fresh = account.recreated();
+    this.#tx.resetAccount(fresh);
+    return this.#view(fresh);
   }
-  rotateWebhookSecret(accountId: string, params: { gracePeriodMs?: number } = {}): RotatedWebhookSecret {
-    const account = this.state.account(accountId);
+  async rotateWebhookSecret(
+    accountId: string,
+    params: { gracePeriodMs?: number } = {},
+  ): Promise<RotatedWebhookSecret> {
     const input = checked(RotateWebhookSecretBody, params);
+    const account = await this.#account(accountId);
     const rotated = account.rotateWebhookSecret(
-      this.state.nowOf(accountId),
+      this.turn.now(account),
       input.gracePeriodMs ?? WEBHOOK_SECRET_GRACE_MS,
     );
-    this.state.changes?.account(accountId);
+    this.#tx.updateAccount(account);
     return rotated;
   }
   /** An account's current webhook signing secret (for a receiver's `.env`), and its previous one's end. */
-  webhookSecret(accountId: string): WebhookSecretView {
-    const account = this.state.account(accountId);
-    const now = this.state.nowOf(accountId);
+  async webhookSecret(accountId: string): Promise<WebhookSecretView> {
+    const account = await this.turn.account(accountId, false);
+    const now = this.turn.now(account);
     const previous = account.previousWebhookSecret !== null && now < account.previousSecretUntil;
     return {
       webhookSecret: account.webhookSecret,
       previousSecretExpiresAt: previous ? new Date(account.previousSecretUntil).toISOString() : null,
     };
   }
-  /** Whether a `paykit-mock listen` takes the account's deliveries now, and which events (null: all). */
-  listener(accountId: string): ListenerView {
-    this.state.account(accountId);
-    const found = this.state.listeners.attached(accountId);
-    return { attached: found !== null, events: found?.events == null ? null : [...found.events] };
+  /**
+   * Whether a `paykit-mock listen` takes the account's deliveries now, and which events (null: all):
+   * whichever process of a shared sandbox its polls reach.
+   */
+  async listener(accountId: string): Promise<ListenerView> {
+    await this.turn.account(accountId, false); // NOT_FOUND when unknown
+    const found = await this.context.work.listenerOf(accountId);
+    return { attached: found !== null, events: found?.events ?? null };
   }
-  /** One poll of `paykit-mock listen` on an account (see domain/listeners.ts). */
-  listen(accountId: string, params: ListenParams): Promise<ListenResult> {
-    this.state.account(accountId); // NOT_FOUND when unknown
-    return this.state.listeners.poll(accountId, params);
+  /** One poll of `paykit-mock listen` on an account (see work/listeners.ts): after the turn, never in it. */
+  async listen(accountId: string, params: ListenParams): ControlAnswer<ListenResult> {
+    await this.turn.account(accountId, false); // NOT_FOUND when unknown
+    return new AfterCommit(() => this.context.work.listen(accountId, params));
   }
-  payPayin(id: string, options?: ControlCallOptions): Payin | Promise<Payin> {
-    return this.#payin(payPayin(this.state, id), options);
+  async payPayin(id: string, options?: ControlCallOptions): ControlAnswer<Payin> {
+    await this.#duePayin(id);
+    return this.#payin(await payPayin(this.turn, id), options);
   }
-  authorizePayin(id: string, approve: boolean, options?: ControlCallOptions): Payin | Promise<Payin> {
-    return this.#payin(authorizePayin(this.state, id, approve), options);
+  async authorizePayin(id: string, approve: boolean, options?: ControlCallOptions): ControlAnswer<Payin> {
+    await this.#duePayin(id);
+    return this.#payin(await authorizePayin(this.turn, id, approve), options);
   }
-  expirePayin(id: string, options?: ControlCallOptions): Payin | Promise<Payin> {
-    return this.#payin(expirePayin(this.state, id), options);
+  async expirePayin(id: string, options?: ControlCallOptions): ControlAnswer<Payin> {
+    await this.#duePayin(id);
+    return this.#payin(await expirePayin(this.turn, id), options);
   }
-  completeThreeDS(id: string, outcome: ThreeDSOutcome, options?: ControlCallOptions): Payin | Promise<Payin> {
-    const payin = payinOf(this.state, null, id);
-    completeThreeDS(this.state, payin, outcome);
+  async completeThreeDS(
+    id: string,
+    outcome: ThreeDSOutcome,
+    options?: ControlCallOptions,
+  ): ControlAnswer<Payin> {
+    await this.#duePayin(id);
+    const { account, payin } = await lockedPayin(this.turn, id);
+    completeThreeDS(this.turn, account, payin, outcome);
     return this.#payin(payin, options);
   }
-  approvePayout(id: string, options?: ControlCallOptions): Payout | Promise<Payout> {
-    return this.#payout(payoutControl.approve(this.state, id), options);
+  async approvePayout(id: string, options?: ControlCallOptions): ControlAnswer<Payout> {
+    await this.#duePayout(id);
+    return this.#payout(await payoutControl.approve(this.turn, id), options);
   }
-  rejectPayout(id: string, options?: ControlCallOptions): Payout | Promise<Payout> {
-    return this.#payout(payoutControl.reject(this.state, id), options);
+  async rejectPayout(id: string, options?: ControlCallOptions): ControlAnswer<Payout> {
+    await this.#duePayout(id);
+    return this.#payout(await payoutControl.reject(this.turn, id), options);
   }
-  advancePayout(id: string, options?: ControlCallOptions): Payout | Promise<Payout> {
-    return this.#payout(payoutControl.advance(this.state, id), options);
+  async advancePayout(id: string, options?: ControlCallOptions): ControlAnswer<Payout> {
+    await this.#duePayout(id);
+    return this.#payout(await payoutControl.advance(this.turn, id), options);
   }
-  failPayout(
+  async failPayout(
     id: string,
     status?: "FAILED" | "REFUSED",
     options?: ControlCallOptions,
-  ): Payout | Promise<Payout> {
-    return this.#payout(payoutControl.fail(this.state, id, status), options);
+  ): ControlAnswer<Payout> {
+    await this.#duePayout(id);
+    return this.#payout(await payoutControl.fail(this.turn, id, status), options);
   }
-  refundPayout(id: string, options?: ControlCallOptions): Payout | Promise<Payout> {
-    return this.#payout(payoutControl.refund(this.state, id), options);
+  async refundPayout(id: string, options?: ControlCallOptions): ControlAnswer<Payout> {
+    await this.#duePayout(id);
+    return this.#payout(await payoutControl.refund(this.turn, id), options);
+  }
+  // The due work of the record's account first (an expiry a moved clock brought), under its lock.
+  async #duePayin(id: string): Promise<void> {
+    await settledPayin(this.turn, id);
+  }
+  async #duePayout(id: string): Promise<void> {
+    const payout = await this.#tx.payout(id);
+    if (payout !== null) await this.#account(payout.accountId);
   }
   // The record as the call left it; with awaitWebhooks, answered once its account's deliveries settled.
-  #payin(payin: PayinRecord, options: ControlCallOptions | undefined): Payin | Promise<Payin> {
+  #payin(payin: PayinRecord, options: ControlCallOptions | undefined): Payin | AfterCommit<Payin> {
     return this.#afterDeliveries(payin.accountId, payinJson(payin), options);
   }
-  #payout(payout: PayoutRecord, options: ControlCallOptions | undefined): Payout | Promise<Payout> {
+  #payout(payout: PayoutRecord, options: ControlCallOptions | undefined): Payout | AfterCommit<Payout> {
     return this.#afterDeliveries(payout.accountId, payoutJson(payout), options);
   }
-  #afterDeliveries<T>(accountId: string, result: T, options: ControlCallOptions | undefined): T | Promise<T> {
+  #afterDeliveries<T>(
+    accountId: string,
+    result: T,
+    options: ControlCallOptions | undefined,
+  ): T | AfterCommit<T> {
     if (!options?.awaitWebhooks) return result;
-    return this.state.outbox.flush(accountId).then(() => result);
+    return new AfterCommit(() => this.context.work.flush(accountId).then(() => result));
   }
-  clock(): ClockView {
-    return { now: new Date(this.state.clock.now()).toISOString() };
+  async clock(): Promise<ClockView> {
+    return { now: new Date(this.turn.sandboxNow()).toISOString() };
   }
-  setClock(params: SetClockParams): ClockView {
+  async setClock(params: SetClockParams): Promise<ClockView> {
     const input = checked(ClockBody, {
       ...params,
       now: params.now === undefined ? undefined : isoOf(params.now),
     });
-    const target =
-      (input.now === undefined ? this.state.clock.now() : clockTimeOf(input.now)) + (input.advanceMs ?? 0);
+    const now = this.turn.sandboxNow();
+    const target = (input.now === undefined ? now : clockTimeOf(input.now)) + (input.advanceMs ?? 0);
     // Beyond 9999 the ISO times of records, webhooks and this answer could not be written.
     if (target > CLOCK_MAX_MS)
       throw invalidData("advanceMs", `would move the clock past ${new Date(CLOCK_MAX_MS).toISOString()}`);
-    if (input.now !== undefined) this.state.clock.set(clockTimeOf(input.now));
-    if (input.advanceMs !== undefined) this.state.clock.advance(input.advanceMs);
-    this.state.changes?.sandbox();
-    // every account's clock moved with the sandbox's
-    this.state.runDue();
-    this.state.armAll();
-    return this.clock();
+    const sandbox = { ...this.#tx.sandbox, clockOffsetMs: this.#tx.sandbox.clockOffsetMs + (target - now) };
+    this.#tx.updateSandbox(sandbox);
+    // every account's clock moved with the sandbox's: their due work runs as each is next used, and
+    // on the worker's next turn
+    return { now: new Date(target).toISOString() };
   }
-  accountClock(accountId: string): ClockView {
-    this.state.account(accountId);
-    return { now: new Date(this.state.nowOf(accountId)).toISOString() };
+  async accountClock(accountId: string): Promise<ClockView> {
+    const account = await this.turn.account(accountId, false);
+    return { now: new Date(this.turn.now(account)).toISOString() };
   }
-  setAccountClock(accountId: string, params: SetClockParams): ClockView {
-    this.state.account(accountId);
-    const time = this.state.timeOf(accountId);
+  async setAccountClock(accountId: string, params: SetClockParams): Promise<ClockView> {
     const input = checked(ClockBody, {
       ...params,
       now: params.now === undefined ? undefined : isoOf(params.now),
     });
-    const target = (input.now === undefined ? time.now() : clockTimeOf(input.now)) + (input.advanceMs ?? 0);
+    const account = await this.turn.account(accountId);
+    const now = this.turn.now(account);
+    const target = (input.now === undefined ? now : clockTimeOf(input.now)) + (input.advanceMs ?? 0);
     if (target > CLOCK_MAX_MS)
       throw invalidData("advanceMs", `would move the clock past ${new Date(CLOCK_MAX_MS).toISOString()}`);
-    time.set(target);
-    this.state.changes?.account(accountId);
-    time.scheduler.runDue();
-    time.scheduler.arm();
-    return this.accountClock(accountId);
+    account.clockOffsetMs += target - now;
+    this.#tx.updateAccount(account);
+    this.#tx.clockMoved(account);
+    await runDue(this.turn, account);
+    return { now: new Date(target).toISOString() };
   }
-  flushWebhooks(accountId?: string): Promise<WebhookDelivery[]> {
-    if (accountId !== undefined) this.state.account(accountId);
-    return this.state.outbox.flush(accountId);
+  async flushWebhooks(accountId?: string): ControlAnswer<WebhookDelivery[]> {
+    if (accountId !== undefined) await this.#account(accountId);
+    return new AfterCommit(() => this.context.work.flush(accountId));
   }
-  redeliverWebhook(id: string): Promise<WebhookDelivery> {
-    return this.state.outbox.redeliver(id);
+  async redeliverWebhook(id: string): ControlAnswer<WebhookDelivery> {
+    const found = await this.#tx.delivery(id);
+    if (found === null) throw new ApiError("NOT_FOUND", `webhook delivery ${id} does not exist`);
+    const account = await this.turn.account(found.accountId);
+    const delivery = (await this.#tx.delivery(id)) ?? found;
+    restartDelivery(delivery, this.turn.now(account));
+    this.#tx.updateDelivery(delivery);
+    this.turn.queued.push(delivery);
+    return new AfterCommit(() => this.context.work.attempted(id));
   }
-  addFault(fault: FaultParams): Fault {
+  async addFault(fault: FaultParams): Promise<Fault> {
     const params = checked(FaultBody, fault);
-    if (params.accountId !== undefined) this.state.account(params.accountId); // NOT_FOUND when unknown
-    return this.state.faults.add(params);
+    if (params.accountId !== undefined) await this.turn.account(params.accountId, false);
+    const added = await this.#tx.addFault(params);
+    if (!this.#tx.sandbox.faultsArmed) this.#tx.updateSandbox({ ...this.#tx.sandbox, faultsArmed: true });
+    return added;
   }
-  faults(accountId?: string): Fault[] {
-    return this.state.faults.list(accountId);
+  faults(accountId?: string): Promise<Fault[]> {
+    return this.#tx.faults(accountId);
   }
-  clearFaults(accountId?: string): void {
-    this.state.faults.clear(accountId);
+  async clearFaults(accountId?: string): Promise<void> {
+    this.#tx.clearFaults(accountId);
   }
-  setRateLimit(params: RateLimitParams | null): void {
-    if (params === null) this.state.rateLimiter.set(null);
-    else {
+  async setRateLimit(params: RateLimitParams | null): Promise<void> {
+    let rateLimit: RateLimitParams | null = null;
+    if (params !== null) {
       const input = checked(RateLimitBody, params);
-      this.state.rateLimiter.set(
-        input.limit === null ? null : { limit: input.limit, windowMs: input.windowMs },
-      );
+      rateLimit = input.limit === null ? null : { limit: input.limit, windowMs: input.windowMs ?? 1000 };
     }
+    this.#tx.updateSandbox({ ...this.#tx.sandbox, rateLimit });
   }
-  rateLimit(): RateLimitParams | null {
-    return this.state.rateLimiter.get();
+  async rateLimit(): Promise<RateLimitParams | null> {
+    return this.#tx.sandbox.rateLimit;
   }
-  registerPixKey(params: RegisterPixKeyParams): PixKeyEntry {
+  async registerPixKey(params: RegisterPixKeyParams): Promise<PixKeyEntry> {
     const input = checked(PixKeyBody, params);
-    if (input.accountId !== undefined) this.state.account(input.accountId);
-    const entry = this.state.directory.register(input);
-    this.state.changes?.sandbox();
+    if (input.accountId !== undefined) await this.turn.account(input.accountId, false);
+    const entry = registeredEntry(input);
+    this.#tx.registerPixKey({ ...input, ...entry });
     return entry;
   }
-  reset(): void {
-    this.state.reset();
+  /** Back to the start state: the default account only (same id, keys and webhook secret), seed keys, real clock. */
+  async reset(): Promise<void> {
+    const id = this.#tx.sandbox.defaultAccountId;
+    const current = id === null ? null : await this.turn.account(id);
+    if (current === null)
+      throw new ApiError("INTERNAL_ERROR", "the sandbox has no default account to reset to");
+    this.#tx.resetSandbox(current.recreated());
+    for (const entry of this.context.startPixKeys()) this.#tx.registerPixKey(entry);
   }
 }
+
+export { payinView, payoutView };

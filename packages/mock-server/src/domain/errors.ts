@@ -14,17 +14,28 @@ export class ApiError extends Error {
   readonly details: ErrorDetail[] | undefined;
   /** Extra response headers (`Retry-After`, `Allow`). */
   readonly headers: Record<string, string> | undefined;
+  /**
+   * Whether what the request wrote before this refusal stands (a payout the bank rejected at creation
+   * exists, FAILED); any other refusal changes nothing.
+   */
+  readonly keep: boolean;
 
   constructor(
     code: KnownErrorCode | (string & {}),
     message: string,
-    options: { status?: number; details?: ErrorDetail[]; headers?: Record<string, string> } = {},
+    options: {
+      status?: number;
+      details?: ErrorDetail[];
+      headers?: Record<string, string>;
+      keep?: boolean;
+    } = {},
   ) {
     super(message);
     this.code = code;
     this.status = options.status ?? ERROR_STATUS[code as KnownErrorCode] ?? 500;
     this.details = options.details;
     this.headers = options.headers;
+    this.keep = options.keep ?? false;
   }
 }
 

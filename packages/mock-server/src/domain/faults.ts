@@ -56,7 +56,6 @@ export class Faults {
   #faults: Fault[] = [];
   #seq = 0;
   /** How many armed faults name an account: only then does a request's account need resolving. */
-  #scoped = 0;
 
   add(params: FaultParams): Fault {
     if (this.#faults.length >= MAX_FAULTS) {
@@ -67,7 +66,6 @@ export class Faults {
     const fault: Fault = { ...params, id: `flt_${++this.#seq}`, times: params.times ?? 1 };
     if (fault.method) fault.method = fault.method.toUpperCase();
     this.#faults.push(fault);
-    if (fault.accountId !== undefined) this.#scoped++;
     return { ...fault };
   }
 
@@ -81,38 +79,41 @@ export class Faults {
   /** Removes every fault; with `accountId`, only those naming that account. */
   clear(accountId?: string): void {
     this.#faults = accountId === undefined ? [] : this.#faults.filter((f) => f.accountId !== accountId);
-    this.#scoped = this.#faults.filter((f) => f.accountId !== undefined).length;
   }
 
   /**
-   * Takes one use of the first fault matching the request, if any. `accountOf` names the request's
-   * account (null without valid credentials); it is called only while a fault names an account.
+   * Takes one use of the first armed fault that matches a request (one of its account's, or one for
+   * every account), and answers what it does; null when none matches.
    */
-  take(method: string, path: string, accountOf: () => string | null = () => null): FaultAction | null {
+  take(method: string, path: string, accountId: string | null): FaultAction | null {
     if (this.#faults.length === 0) return null;
-    const accountId = this.#scoped > 0 ? accountOf() : null;
     const index = this.#faults.findIndex(
-      (f) => matches(f, method, path) && (f.accountId === undefined || f.accountId === accountId),
+      (f) => faultMatches(f, method, path) && (f.accountId === undefined || f.accountId === accountId),
     );
     if (index === -1) return null;
     const fault = this.#faults[index]!;
     fault.times -= 1;
     if (fault.times <= 0) {
       this.#faults.splice(index, 1);
-      if (fault.accountId !== undefined) this.#scoped--;
     }
-    return {
-      latencyMs: fault.latencyMs ?? 0,
-      error: fault.status !== undefined ? faultError(fault.status, fault.code) : null,
-      drop: fault.dropResponse === true && fault.status === undefined,
-    };
+    return faultAction(fault);
   }
 }
 
-function matches(fault: Fault, method: string, path: string): boolean {
+/** Whether an armed fault applies to a request's method and path (a trailing `*` matches a prefix). */
+export function faultMatches(fault: Pick<Fault, "method" | "path">, method: string, path: string): boolean {
   if (fault.method && fault.method !== method) return false;
   if (fault.path.endsWith("*")) return path.startsWith(fault.path.slice(0, -1));
   return fault.path === path;
+}
+
+/** What an armed fault does to the request it matched. */
+export function faultAction(fault: Fault): FaultAction {
+  return {
+    latencyMs: fault.latencyMs ?? 0,
+    error: fault.status !== undefined ? faultError(fault.status, fault.code) : null,
+    drop: fault.dropResponse === true && fault.status === undefined,
+  };
 }
 
 function faultError(status: number, code: string | undefined): ApiError {
@@ -143,6 +144,22 @@ export class RateLimiter {
   set(params: RateLimitParams | null): void {
     this.#params = params ? { limit: params.limit, windowMs: params.windowMs ?? 1000 } : null;
     this.#windows.clear();
+  }
+
+  /**
+   * Follows the sandbox's setting (which any process of a shared sandbox may change): the windows
+   * start over only when it changed. Each process counts its own requests.
+   */
+  configure(params: RateLimitParams | null): void {
+    const current = this.#params;
+    const windowMs = params?.windowMs ?? 1000;
+    if (
+      current === null
+        ? params === null
+        : params !== null && current.limit === params.limit && current.windowMs === windowMs
+    )
+      return;
+    this.set(params);
   }
 
   /** Whether a limit is set (no check, and no clock read, per request otherwise). */

@@ -1,5 +1,4 @@
 import type { KnownPayinStatus, KnownPayoutStatus, Payin, Payout } from "@paykit/contract";
-import type { Account } from "./accounts.js";
 import { invalidData } from "./errors.js";
 import {
   type PayinRecord,
@@ -195,42 +194,12 @@ export type PayoutView = Payout & {
   statusHistory: StatusChange<KnownPayoutStatus>[];
 };
 
-/** A page of the newest payins of the given accounts, with account and status history. */
-export function listPayinViews(accounts: readonly Account[], place: PagePlace): ListPage<PayinView> {
-  const page = pageOf(
-    "payins",
-    accounts.map((account) => account.payins),
-    idOf,
-    "newest",
-    place,
-  );
-  return {
-    data: page.data.map((payin: PayinRecord) => ({
-      ...payinJson(payin),
-      accountId: payin.accountId,
-      statusHistory: statusHistoryOf(payin),
-    })),
-    nextCursor: page.nextCursor,
-  };
+/** A payin as the dashboard lists it: the record plus its account and status history. */
+export function payinView(payin: PayinRecord): PayinView {
+  return { ...payinJson(payin), accountId: payin.accountId, statusHistory: statusHistoryOf(payin) };
 }
 
-/** A page of the newest payouts of the given accounts, with account and status history. */
-export function listPayoutViews(accounts: readonly Account[], place: PagePlace): ListPage<PayoutView> {
-  const page = pageOf(
-    "payouts",
-    accounts.map((account) => account.payouts),
-    idOf,
-    "newest",
-    place,
-  );
-  return {
-    data: page.data.map((payout: PayoutRecord) => ({
-      ...payoutJson(payout),
-      accountId: payout.accountId,
-      statusHistory: statusHistoryOf(payout),
-    })),
-    nextCursor: page.nextCursor,
-  };
+/** A payout as the dashboard lists it: the record plus its account and status history. */
+export function payoutView(payout: PayoutRecord): PayoutView {
+  return { ...payoutJson(payout), accountId: payout.accountId, statusHistory: statusHistoryOf(payout) };
 }
-
-const idOf = (record: { id: string }): string => record.id;

@@ -1,9 +1,11 @@
 // The customer's side of an open finance payin: the bank's authorization page and the decision it posts.
+
+import { settledPayin } from "./due.js";
 import { ApiError } from "./errors.js";
 import { constantTimeEqual } from "./ids.js";
 import { authorizePayin } from "./payins.js";
 import type { PayinRecord } from "./records.js";
-import type { MockState } from "./state.js";
+import type { Turn } from "./turn.js";
 
 /** An open finance payin as its bank page shows it, with the token the page's form carries. */
 export interface BankAuthorization {
@@ -19,9 +21,9 @@ export interface BankDecisionPost {
 }
 
 /** The bank page of an open finance payin; 404 NOT_FOUND for any id that is not one. */
-export function bankAuthorization(state: MockState, id: string): BankAuthorization {
-  const payin = openFinancePayin(state, id);
-  return { payin, token: state.pageToken(payin.id) };
+export async function bankAuthorization(turn: Turn, id: string): Promise<BankAuthorization> {
+  const payin = await openFinancePayin(turn, id);
+  return { payin, token: payin.pageToken ?? "" };
 }
 
 /**
@@ -30,10 +32,10 @@ export function bankAuthorization(state: MockState, id: string): BankAuthorizati
  * INVALID_PAGE_TOKEN otherwise: docs/decisions/mock-server.md); any other decision is 400
  * INVALID_DATA. Nothing changes on a refusal.
  */
-export function decideAtBank(state: MockState, id: string, post: BankDecisionPost): PayinRecord {
-  const payin = openFinancePayin(state, id);
+export async function decideAtBank(turn: Turn, id: string, post: BankDecisionPost): Promise<PayinRecord> {
+  const payin = await openFinancePayin(turn, id);
   const token = typeof post.token === "string" ? post.token : "";
-  if (!constantTimeEqual(token, state.pageToken(payin.id))) {
+  if (payin.pageToken === null || !constantTimeEqual(token, payin.pageToken)) {
     throw new ApiError(
       "INVALID_PAGE_TOKEN",
       "the decision must be posted from the bank's authorization page",
@@ -47,11 +49,11 @@ export function decideAtBank(state: MockState, id: string, post: BankDecisionPos
       details: [{ path: "decision", message: "must be one of approve, deny" }],
     });
   }
-  return authorizePayin(state, payin.id, post.decision === "approve");
+  return authorizePayin(turn, payin.id, post.decision === "approve");
 }
 
-function openFinancePayin(state: MockState, id: string): PayinRecord {
-  const payin = state.payins.get(id);
+async function openFinancePayin(turn: Turn, id: string): Promise<PayinRecord> {
+  const payin = await settledPayin(turn, id);
   if (payin?.paymentMethod !== "OPEN_FINANCE")
     throw new ApiError("NOT_FOUND", `no open finance payment ${id}`);
   return payin;

@@ -17,9 +17,9 @@ import type { Account } from "./accounts.js";
 import { ApiError, invalidData } from "./errors.js";
 import { randomString, randomToken } from "./ids.js";
 import { cardOutcome, RISK_EMAIL_SUFFIX } from "./magic.js";
-import { PayinRecord, recordStatus, storedJson } from "./records.js";
-import type { MockState } from "./state.js";
+import { type PayinRecord, recordStatus, storedJson } from "./records.js";
 import type { TraceContext } from "./trace-context.js";
+import type { Turn } from "./turn.js";
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -29,8 +29,8 @@ export const PIX_EXPIRY_MS = HOUR_MS;
 export const BOLETO_EXPIRY_MS = 3 * DAY_MS;
 /**
  * A card payin left in PENDING_3DS expires 15 minutes after creation
- * (docs/decisions/three-ds-challenge-expiry.md): longer than the browser's default
- * `challengeTimeoutMs` of 10 minutes.
+ * (docs/decisions/three-ds-challenge-expiry.md): longer than the browser's default `challengeTimeoutMs`
+ * of 10 minutes.
  */
 export const THREE_DS_EXPIRY_MS = 15 * 60_000;
 /** The issuing bank of the mock's boletos (Banco do Brasil's COMPE code). */
@@ -43,17 +43,19 @@ export interface CreatedPayin {
 }
 
 /**
- * Creates a payin from a POST /payin body; throws the service's error for every refusal. `trace` is
- * the creating request's trace context (null without a valid `traceparent`): every webhook of the
- * payin carries it.
+ * Creates a payin from a POST /payin body for `account`; throws the service's error for every refusal,
+ * before anything is written. A payin changes no total of its account unless a card approves it at
+ * once: only then (or with a retention limit to keep) is the account locked, so an account's payins
+ * are created side by side, on any process (docs/decisions/sandbox-store.md). `trace` is the creating
+ * request's trace context (null without a valid `traceparent`): every webhook of the payin carries it.
  */
-export function createPayin(
-  state: MockState,
+export async function createPayin(
+  turn: Turn,
   account: Account,
   body: unknown,
   base: string,
   trace: TraceContext | null,
-): CreatedPayin {
+): Promise<CreatedPayin> {
   if (isObject(body) && body.paymentMethod === "CREDIT_CARD" && !account.creditCardEnabled) {
     throw new ApiError(
       "CREDIT_CARD_NOT_ENABLED",
@@ -82,36 +84,52 @@ export function createPayin(
     status = outcome.status;
   }
 
-  const time = state.timeOf(account.id);
-  const now = time.now();
-  const payin = new PayinRecord(
-    state.ids.next(now, PAYIN_ID_PREFIX),
-    account.id,
-    randomString(24, undefined, "acq_"),
-    params.referenceId,
-    params.paymentMethod,
-    params.amount,
-    storedJson({ customer: params.customer, items: params.items }),
-    params.webhookUrl ?? null,
-    now,
+  const now = turn.now(account);
+  const id = turn.ids.next(now, PAYIN_ID_PREFIX);
+  const payin: PayinRecord = {
+    id,
+    accountId: account.id,
+    externalId: randomString(24, undefined, "acq_"),
+    referenceId: params.referenceId,
+    paymentMethod: params.paymentMethod,
+    amount: params.amount,
+    orderJson: storedJson({ customer: params.customer, items: params.items }),
+    webhookUrl: params.webhookUrl ?? null,
+    createdAt: now,
     status,
-  );
-  // Recorded before anything below could send a webhook, which reads it from there.
-  if (trace) state.traces.set(payin, trace);
+    netAmount: null,
+    reservedAmount: null,
+    reserveReleaseAt: null,
+    threeDS: null,
+    card: null,
+    pixCharge: null,
+    boletoBarcode: null,
+    boletoUrl: null,
+    openFinanceRedirectUrl: null,
+    pageToken: null,
+    installments: null,
+    transitions: null,
+    trace,
+  };
   let pixCode: string | null = null;
   switch (params.paymentMethod) {
     case "PIX":
       pixCode = account.pixCharge.code(params.amount, payin.id);
       payin.pixCharge = account.pixCharge;
-      time.scheduler.scheduleIn(time.pixExpiries, now + PIX_EXPIRY_MS, payin);
+      expireAt(turn, payin, now + PIX_EXPIRY_MS);
       break;
     case "BOLETO":
-      payin.boletoBarcode = boletoLineOf(params.amount, now + BOLETO_EXPIRY_MS, ++state.boletoSeq);
+      payin.boletoBarcode = boletoLineOf(
+        params.amount,
+        now + BOLETO_EXPIRY_MS,
+        await turn.tx.nextBoletoNumber(),
+      );
       payin.boletoUrl = `${base}/_mock/boleto/${payin.id}.pdf`;
-      time.scheduler.schedule(now + BOLETO_EXPIRY_MS, state.expireOnClock, payin);
+      expireAt(turn, payin, now + BOLETO_EXPIRY_MS);
       break;
     case "OPEN_FINANCE":
       payin.openFinanceRedirectUrl = `${base}/_mock/open-finance/${payin.id}`;
+      payin.pageToken = randomToken();
       break;
     case "CREDIT_CARD": {
       const card = params.card;
@@ -120,18 +138,46 @@ export function createPayin(
       payin.card = "number" in card ? { brand: cardBrand(card.number), last4: cardLast4(card.number) } : null;
       if (status === "PENDING_3DS") {
         payin.threeDS = { transactionId: `3ds_${randomString(24)}`, session: randomToken(), outcome: null };
-        state.payinsByThreeDSTransaction.set(payin.threeDS.transactionId, payin);
-        time.scheduler.schedule(now + THREE_DS_EXPIRY_MS, state.expireOnClock, payin);
+        expireAt(turn, payin, now + THREE_DS_EXPIRY_MS);
       }
-      if (status === "APPROVED") credit(state, account, payin);
       break;
     }
   }
-  state.payins.add(payin);
-  account.insertPayin(payin);
-  state.changes?.payin(payin);
-  state.retain(account);
+  const bounded = turn.rules.maxRecords !== Number.POSITIVE_INFINITY;
+  if (status !== "APPROVED" && !bounded) {
+    turn.tx.insertPayin(payin);
+    return { payin, pixCode };
+  }
+  // a card approved at once credits its account (and a retention limit counts its records): locked
+  const locked = await turn.account(account.id);
+  if (status === "APPROVED") credit(turn, locked, payin);
+  turn.tx.insertPayin(payin);
+  if (status === "APPROVED") turn.tx.updateAccount(locked);
+  if (bounded) await retain(turn, locked);
   return { payin, pixCode };
+}
+
+/** Schedules a payin's expiry on its account's clock. */
+function expireAt(turn: Turn, payin: PayinRecord, at: number): void {
+  turn.tx.schedule({
+    kind: "payin.expire",
+    accountId: payin.accountId,
+    resourceId: payin.id,
+    at,
+    clock: "account",
+  });
+}
+
+/** Applies the retention limit (`maxRecords`) to an account (locked) after it gained a record. */
+export async function retain(turn: Turn, account: Account): Promise<void> {
+  const max = turn.rules.maxRecords;
+  if (max === Number.POSITIVE_INFINITY) return;
+  const dropped = await turn.tx.trimRecords(account, max);
+  if (dropped.payouts.length === 0) return;
+  account.payoutCount -= dropped.payouts.length;
+  for (const payout of dropped.payouts)
+    account.payoutStatusCounts[payout.status] = (account.payoutStatusCounts[payout.status] ?? 1) - 1;
+  turn.tx.updateAccount(account);
 }
 
 function boletoLineOf(amountCents: number, dueAt: number, seq: number): string {
@@ -147,8 +193,8 @@ function boletoLineOf(amountCents: number, dueAt: number, seq: number): string {
 }
 
 /** The payin by id, visible only to its own account (spec: 404 when not owned). */
-export function payinOf(state: MockState, account: Account | null, id: string): PayinRecord {
-  const payin = state.payins.get(id);
+export async function payinOf(turn: Turn, account: Account | null, id: string): Promise<PayinRecord> {
+  const payin = await turn.tx.payin(id);
   if (!payin || (account !== null && payin.accountId !== account.id)) {
     throw new ApiError("NOT_FOUND", `payin ${id} does not exist`);
   }
@@ -157,9 +203,9 @@ export function payinOf(state: MockState, account: Account | null, id: string): 
 
 /**
  * Books an approved payin: net of its fee, with the card reserve held for its days
- * (docs/decisions/fees-and-reserve.md).
+ * (docs/decisions/fees-and-reserve.md); the caller writes the account.
  */
-function credit(state: MockState, account: Account, payin: PayinRecord): void {
+function credit(turn: Turn, account: Account, payin: PayinRecord): void {
   const net = payin.amount - payinFee(payin.paymentMethod, payin.amount, account.fees);
   const reserve = payin.paymentMethod === "CREDIT_CARD" ? percentOf(net, account.fees.cardReserveBps) : 0;
   payin.netAmount = net;
@@ -167,83 +213,100 @@ function credit(state: MockState, account: Account, payin: PayinRecord): void {
   account.approvedNet += net;
   if (reserve > 0) {
     account.reserved += reserve;
-    const time = state.timeOf(account.id);
-    payin.reserveReleaseAt = time.now() + account.fees.cardReserveDays * DAY_MS;
-    scheduleReserveRelease(state, account, payin);
+    payin.reserveReleaseAt = turn.now(account) + account.fees.cardReserveDays * DAY_MS;
+    turn.tx.schedule({
+      kind: "payin.release",
+      accountId: account.id,
+      resourceId: payin.id,
+      at: payin.reserveReleaseAt,
+      clock: "account",
+    });
   }
 }
 
-/**
- * Releases a card payin's reserve once its account clock reaches `reserveReleaseAt` (at approval, or
- * again when a durable store reads the payin back). A reset drops the account's schedule with it.
- */
-export function scheduleReserveRelease(state: MockState, account: Account, payin: PayinRecord): void {
-  const releaseAt = payin.reserveReleaseAt;
-  if (releaseAt === null) return;
-  const generation = state.generation;
-  state.timeOf(account.id).scheduler.schedule(releaseAt, () => {
-    if (generation !== state.generation || payin.reserveReleaseAt === null) return;
-    account.reserved -= payin.reservedAmount ?? 0;
-    payin.reserveReleaseAt = null;
-    state.changes?.payin(payin);
-  });
+/** Releases a card payin's reserve (its due work on the account clock). */
+export function releaseReserve(turn: Turn, account: Account, payin: PayinRecord): void {
+  if (payin.reserveReleaseAt === null) return;
+  account.reserved -= payin.reservedAmount ?? 0;
+  payin.reserveReleaseAt = null;
+  turn.tx.updatePayin(payin);
+  turn.tx.updateAccount(account);
 }
 
 /**
- * Moves a payin along the contract's transition table and sends its webhook. A move the table does
- * not allow is 400 INVALID_DATA naming the current status (docs: control calls in the wrong status).
+ * Moves a payin along the contract's transition table, books the money and queues its webhook. A move
+ * the table does not allow is 400 INVALID_DATA naming the current status (docs: control calls in the
+ * wrong status). `account` is the payin's, locked.
  */
-export function transitionPayin(state: MockState, payin: PayinRecord, to: KnownPayinStatus): void {
+export function transitionPayin(
+  turn: Turn,
+  account: Account,
+  payin: PayinRecord,
+  to: KnownPayinStatus,
+): void {
   if (!canPayinTransition(payin.status, to)) {
     throw new ApiError("INVALID_DATA", `payin ${payin.id} is ${payin.status} and cannot become ${to}`, {
       details: [{ path: "status", message: `is ${payin.status}` }],
     });
   }
-  recordStatus(payin, to, state.nowOf(payin.accountId));
-  state.changes?.payin(payin);
-  if (to === "APPROVED") credit(state, state.account(payin.accountId), payin);
-  state.notify(payin, to);
+  recordStatus(payin, to, turn.now(account));
+  if (payin.status !== "PENDING" && payin.status !== "PENDING_3DS")
+    turn.tx.unschedule("payin.expire", payin.id);
+  if (to === "APPROVED") {
+    credit(turn, account, payin);
+    turn.tx.updateAccount(account);
+  }
+  turn.tx.updatePayin(payin);
+  turn.notify(account, payin, to, "payin");
 }
 
-/**
- * A payin's expiry as scheduled at creation: runs only if it is still waiting (PENDING, or PENDING_3DS for a
- * card) in this state.
- */
-export function expireOnClock(state: MockState, payin: PayinRecord): void {
-  if ((payin.status === "PENDING" || payin.status === "PENDING_3DS") && state.payins.get(payin.id) === payin)
-    transitionPayin(state, payin, "EXPIRED");
+/** A payin's expiry as scheduled at creation: only if it is still waiting (PENDING, or PENDING_3DS). */
+export function expireOnClock(turn: Turn, account: Account, payin: PayinRecord): void {
+  if (payin.status === "PENDING" || payin.status === "PENDING_3DS")
+    transitionPayin(turn, account, payin, "EXPIRED");
+}
+
+/** A payin of any account by id, with its account locked; 404 NOT_FOUND when there is none. */
+export async function lockedPayin(turn: Turn, id: string): Promise<{ account: Account; payin: PayinRecord }> {
+  const found = await turn.tx.payin(id);
+  if (found === null) throw new ApiError("NOT_FOUND", `payin ${id} does not exist`);
+  const account = await turn.account(found.accountId);
+  // read again under the account's lock: a request that held it may have moved the payin
+  const payin = await turn.tx.payin(id);
+  if (payin === null) throw new ApiError("NOT_FOUND", `payin ${id} does not exist`);
+  return { account, payin };
 }
 
 /** `POST /_mock/payins/{id}/pay`: the customer paid the PIX or the boleto. */
-export function payPayin(state: MockState, id: string): PayinRecord {
-  const payin = payinOf(state, null, id);
+export async function payPayin(turn: Turn, id: string): Promise<PayinRecord> {
+  const { account, payin } = await lockedPayin(turn, id);
   if (payin.paymentMethod !== "PIX" && payin.paymentMethod !== "BOLETO") {
     throw invalidData(
       "paymentMethod",
       `is ${payin.paymentMethod}; only PIX and BOLETO payins are paid this way`,
     );
   }
-  transitionPayin(state, payin, "APPROVED");
+  transitionPayin(turn, account, payin, "APPROVED");
   return payin;
 }
 
 /** `POST /_mock/payins/{id}/authorize`: the customer's decision at the open finance bank. */
-export function authorizePayin(state: MockState, id: string, approve: boolean): PayinRecord {
-  const payin = payinOf(state, null, id);
+export async function authorizePayin(turn: Turn, id: string, approve: boolean): Promise<PayinRecord> {
+  const { account, payin } = await lockedPayin(turn, id);
   if (payin.paymentMethod !== "OPEN_FINANCE") {
     throw invalidData(
       "paymentMethod",
       `is ${payin.paymentMethod}; only OPEN_FINANCE payins are authorized at the bank`,
     );
   }
-  transitionPayin(state, payin, approve ? "APPROVED" : "REFUSED");
+  transitionPayin(turn, account, payin, approve ? "APPROVED" : "REFUSED");
   return payin;
 }
 
 /** `POST /_mock/payins/{id}/expire`: a pending payin expires now. */
-export function expirePayin(state: MockState, id: string): PayinRecord {
-  const payin = payinOf(state, null, id);
-  transitionPayin(state, payin, "EXPIRED");
+export async function expirePayin(turn: Turn, id: string): Promise<PayinRecord> {
+  const { account, payin } = await lockedPayin(turn, id);
+  transitionPayin(turn, account, payin, "EXPIRED");
   return payin;
 }
 
@@ -255,14 +318,16 @@ export type ThreeDSOutcome = "AUTHENTICATED" | "REJECTED";
  * completed twice changes nothing the second time and answers the first outcome.
  */
 export function completeThreeDS(
-  state: MockState,
+  turn: Turn,
+  account: Account,
   payin: PayinRecord,
   outcome: ThreeDSOutcome,
 ): ThreeDSOutcome {
   const challenge = payin.threeDS;
   if (!challenge) throw invalidData("status", `is ${payin.status}; the payin has no 3DS challenge`);
   if (challenge.outcome !== null) return challenge.outcome;
-  transitionPayin(state, payin, outcome === "AUTHENTICATED" ? "APPROVED" : "REFUSED");
+  transitionPayin(turn, account, payin, outcome === "AUTHENTICATED" ? "APPROVED" : "REFUSED");
+  // written with the transition: a store writes a record as it is when the turn commits
   challenge.outcome = outcome;
   return outcome;
 }

@@ -13,41 +13,49 @@ import {
   validate,
 } from "@paykit/contract";
 import type { Account } from "./accounts.js";
-
 import { ApiError, invalidData } from "./errors.js";
 import { endToEndId } from "./ids.js";
 import { MAGIC_PIX_KEYS, TEMPORARY_UNAVAILABLE_AMOUNT } from "./magic.js";
-import { PayoutRecord, payoutJson, recordStatus } from "./records.js";
-import { MOCK_ACQUIRER_ISPB, type MockState } from "./state.js";
+import { retain } from "./payins.js";
+import { lookupPixKey } from "./pix-directory.js";
+import { type PayoutRecord, payoutJson, recordStatus } from "./records.js";
 import type { TraceContext } from "./trace-context.js";
+import type { Turn } from "./turn.js";
+
+/** The mock acquirer's ISPB in the end-to-end ids of its payouts (fictitious). */
+export const MOCK_ACQUIRER_ISPB = "99999004";
 
 /** The payout statuses an automatic step moves on. */
 export const ADVANCEABLE: ReadonlySet<string> = new Set(["PENDING", "APPROVED", "PROCESSING"]);
 
 /**
- * Creates a payout from a POST /payout body. Checks run in this order: shape, fee, directory,
- * duplicate referenceId, time-of-day limit, balance, acquirer availability, synchronous bank
- * rejection. The balance check and the debit happen in one synchronous step, so concurrent payouts
- * can never overdraw (docs/decisions/balance.md). `trace` is the creating request's trace context
- * (null without a valid `traceparent`): every webhook of the payout carries it.
+ * Creates a payout from a POST /payout body for `caller`'s account. Checks run in this order: shape,
+ * fee, directory, duplicate referenceId, time-of-day limit, balance, acquirer availability, synchronous
+ * bank rejection. What needs no lock is read first; then the account is locked and read again, and the
+ * balance is checked and debited under that lock, so concurrent payouts can never overdraw
+ * (docs/decisions/balance.md); a `referenceId` another request took meanwhile is refused by the store
+ * at the commit, as the same INVALID_DATA. `trace` is the creating request's trace context (null without
+ * a valid `traceparent`): every webhook of the payout carries it.
  */
-export function createPayout(
-  state: MockState,
-  account: Account,
+export async function createPayout(
+  turn: Turn,
+  caller: Account,
   body: unknown,
   trace: TraceContext | null,
-): PayoutRecord {
+  /** Locks the account, reads it again and runs its due work (domain/due.ts `settledAccount`). */
+  settle: (accountId: string) => Promise<Account>,
+): Promise<PayoutRecord> {
   const result = validate(compiled(PayoutCreateParams), body);
   if (!result.success) throw new ApiError(result.code, result.message, { details: result.details });
   const params = result.data;
-  const fee = account.fees.payoutFlatCents;
+  const fee = caller.fees.payoutFlatCents;
   if (params.amount <= fee)
     throw invalidData("amount", `must be greater than the payout fee of ${fee} cents`);
-  const holder = state.directory.lookup(
+  const holder = await lookupPixKey(
     params.pixKeyType,
     params.pixKey,
-    state.pixDirectoryOf(account),
-    account.id,
+    turn.pixDirectoryOf(caller),
+    (type, key) => turn.tx.pixKey(type, key, caller.id),
   );
   if (!holder) {
     throw new ApiError(
@@ -58,9 +66,11 @@ export function createPayout(
       },
     );
   }
-  const existing = account.payoutsByReference.get(params.referenceId);
+  const existing = await turn.tx.payoutByReference(caller.id, params.referenceId);
   if (existing) throw invalidData("referenceId", `is already used by payout ${existing.id} of this account`);
-  const now = state.nowOf(account.id);
+  // from here on the account's totals count: locked, read again, its due work run first
+  const account = await settle(caller.id);
+  const now = turn.now(account);
   const limit = payoutLimitAt(new Date(now), account.limits);
   if (params.amount > limit) {
     throw new ApiError(
@@ -88,62 +98,70 @@ export function createPayout(
     : account.payoutApproval === "manual"
       ? "AWAITING_APPROVAL"
       : "PENDING";
-  const payout = new PayoutRecord(
-    state.ids.next(now, PAYOUT_ID_PREFIX),
-    account.id,
-    params.amount,
-    params.pixKey,
-    params.pixKeyType,
-    params.referenceId,
-    params.beneficiaryName ?? holder.name,
-    params.beneficiaryDocument ?? holder.document,
-    params.webhookUrl ?? null,
-    now,
-    initial,
-  );
-  // Recorded before anything below could send a webhook, which reads it from there.
-  if (trace) state.traces.set(payout, trace);
-  if (rejectNow) payout.failureCode = "PROVIDER_REJECTED";
-  account.insertPayout(payout);
+  const payout: PayoutRecord = {
+    id: turn.ids.next(now, PAYOUT_ID_PREFIX),
+    accountId: account.id,
+    externalId: null,
+    status: initial,
+    amount: params.amount,
+    pixKey: params.pixKey,
+    pixKeyType: params.pixKeyType,
+    referenceId: params.referenceId,
+    beneficiaryName: params.beneficiaryName ?? holder.name,
+    beneficiaryDocument: params.beneficiaryDocument ?? holder.document,
+    feeAmount: null,
+    netAmount: null,
+    failureCode: rejectNow ? "PROVIDER_REJECTED" : null,
+    webhookUrl: params.webhookUrl ?? null,
+    createdAt: now,
+    transitions: null,
+    trace,
+  };
+  turn.tx.insertPayout(payout);
+  account.payoutCount += 1;
   account.bookPayoutStatus(payout, null, initial);
-  state.changes?.payout(payout);
-  state.retain(account);
+  turn.tx.updateAccount(account);
+  await retain(turn, account);
   if (rejectNow) {
+    // the payout exists, FAILED, and its amount is back: the refusal keeps what was written
     throw new ApiError(
       "PROVIDER_REJECTED",
       `the banking system rejected payout ${payout.id}; its amount was returned to the balance`,
+      { keep: true },
     );
   }
-  scheduleAdvance(state, account, payout);
+  scheduleAdvance(turn, account, payout);
   return payout;
 }
 
-/** Moves a payout on its own, one step per advance interval, while its account's payouts do. */
-export function scheduleAdvance(state: MockState, account: Account, payout: PayoutRecord): void {
-  if (!state.autoAdvanceOf(account) || !ADVANCEABLE.has(payout.status)) return;
-  state.afterInterval(() => {
-    // the account was reset meanwhile: this payout is gone with it
-    if (!state.isLive(account)) return;
-    if (!state.autoAdvanceOf(account) || !ADVANCEABLE.has(payout.status)) return;
-    advanceStep(state, account, payout);
-    scheduleAdvance(state, account, payout);
+/** Moves a payout on its own, one step per advance interval of real time, while its account's payouts do. */
+export function scheduleAdvance(turn: Turn, account: Account, payout: PayoutRecord): void {
+  if (!turn.autoAdvanceOf(account) || !ADVANCEABLE.has(payout.status)) return;
+  turn.tx.schedule({
+    kind: "payout.advance",
+    accountId: account.id,
+    resourceId: payout.id,
+    at: turn.realNow() + turn.rules.advanceIntervalMs,
+    clock: "real",
   });
 }
 
-/** Moves a payout along the contract's table, books the money and sends the webhook. */
-function transitionPayout(
-  state: MockState,
-  account: Account,
-  payout: PayoutRecord,
-  to: KnownPayoutStatus,
-): void {
+/** A payout's automatic step (its due work): one step, then the next one scheduled. */
+export function advanceOnTime(turn: Turn, account: Account, payout: PayoutRecord): void {
+  if (!turn.autoAdvanceOf(account) || !ADVANCEABLE.has(payout.status)) return;
+  advanceStep(turn, account, payout);
+  scheduleAdvance(turn, account, payout);
+}
+
+/** Moves a payout along the contract's table, books the money and queues the webhook. */
+function transitionPayout(turn: Turn, account: Account, payout: PayoutRecord, to: KnownPayoutStatus): void {
   if (!canPayoutTransition(payout.status, to)) {
     throw new ApiError("INVALID_DATA", `payout ${payout.id} is ${payout.status} and cannot become ${to}`, {
       details: [{ path: "status", message: `is ${payout.status}` }],
     });
   }
   const from = payout.status;
-  const now = state.nowOf(account.id);
+  const now = turn.now(account);
   if (to === "PROCESSING") {
     payout.externalId = endToEndId(MOCK_ACQUIRER_ISPB, now);
     payout.feeAmount = account.fees.payoutFlatCents;
@@ -152,19 +170,21 @@ function transitionPayout(
   if (to === "FAILED" || to === "REFUSED") payout.failureCode = "PROVIDER_REJECTED";
   recordStatus(payout, to, now);
   account.bookPayoutStatus(payout, from, to);
-  state.changes?.payout(payout);
-  state.notify(payout, to);
+  if (!ADVANCEABLE.has(to)) turn.tx.unschedule("payout.advance", payout.id);
+  turn.tx.updatePayout(payout);
+  turn.tx.updateAccount(account);
+  turn.notify(account, payout, to, "payout");
 }
 
 /** One processing step: PENDING/APPROVED → PROCESSING → COMPLETED (or the magic keys' FAILED/REFUSED). */
-function advanceStep(state: MockState, account: Account, payout: PayoutRecord): void {
+function advanceStep(turn: Turn, account: Account, payout: PayoutRecord): void {
   if (payout.status === "PENDING" || payout.status === "APPROVED") {
-    transitionPayout(state, account, payout, "PROCESSING");
+    transitionPayout(turn, account, payout, "PROCESSING");
   } else if (payout.status === "PROCESSING") {
     const key = payout.pixKey.toLowerCase();
     const to =
       key === MAGIC_PIX_KEYS.reject ? "FAILED" : key === MAGIC_PIX_KEYS.refuse ? "REFUSED" : "COMPLETED";
-    transitionPayout(state, account, payout, to);
+    transitionPayout(turn, account, payout, to);
   } else {
     throw new ApiError(
       "INVALID_DATA",
@@ -176,46 +196,51 @@ function advanceStep(state: MockState, account: Account, payout: PayoutRecord): 
   }
 }
 
-/** A payout of any account by id, or 404 NOT_FOUND. */
-function located(state: MockState, id: string): { account: Account; payout: PayoutRecord } {
-  for (const account of state.accounts.values()) {
-    const payout = account.payoutsById.get(id);
-    if (payout) return { account, payout };
-  }
-  throw new ApiError("NOT_FOUND", `payout ${id} does not exist`);
+/** A payout of any account by id, with its account locked, or 404 NOT_FOUND. */
+export async function lockedPayout(
+  turn: Turn,
+  id: string,
+): Promise<{ account: Account; payout: PayoutRecord }> {
+  const found = await turn.tx.payout(id);
+  if (found === null) throw new ApiError("NOT_FOUND", `payout ${id} does not exist`);
+  const account = await turn.account(found.accountId);
+  // read again under the account's lock: a request that held it may have moved the payout
+  const payout = await turn.tx.payout(id);
+  if (payout === null) throw new ApiError("NOT_FOUND", `payout ${id} does not exist`);
+  return { account, payout };
 }
 
 /** The control API's payout operations (docs/decisions/mock-control-api.md). */
 export const payoutControl = {
   /** The dashboard approves a payout: AWAITING_APPROVAL → APPROVED. */
-  approve(state: MockState, id: string): PayoutRecord {
-    const { account, payout } = located(state, id);
-    transitionPayout(state, account, payout, "APPROVED");
-    scheduleAdvance(state, account, payout);
+  async approve(turn: Turn, id: string): Promise<PayoutRecord> {
+    const { account, payout } = await lockedPayout(turn, id);
+    transitionPayout(turn, account, payout, "APPROVED");
+    scheduleAdvance(turn, account, payout);
     return payout;
   },
   /** The dashboard rejects a payout: AWAITING_APPROVAL → CANCELED, amount returned. */
-  reject(state: MockState, id: string): PayoutRecord {
-    const { account, payout } = located(state, id);
-    transitionPayout(state, account, payout, "CANCELED");
+  async reject(turn: Turn, id: string): Promise<PayoutRecord> {
+    const { account, payout } = await lockedPayout(turn, id);
+    transitionPayout(turn, account, payout, "CANCELED");
     return payout;
   },
   /** One processing step. */
-  advance(state: MockState, id: string): PayoutRecord {
-    const { account, payout } = located(state, id);
-    advanceStep(state, account, payout);
+  async advance(turn: Turn, id: string): Promise<PayoutRecord> {
+    const { account, payout } = await lockedPayout(turn, id);
+    advanceStep(turn, account, payout);
     return payout;
   },
   /** The bank rejects a PROCESSING payout: FAILED (default) or REFUSED, amount returned. */
-  fail(state: MockState, id: string, status: "FAILED" | "REFUSED" = "FAILED"): PayoutRecord {
-    const { account, payout } = located(state, id);
-    transitionPayout(state, account, payout, status);
+  async fail(turn: Turn, id: string, status: "FAILED" | "REFUSED" = "FAILED"): Promise<PayoutRecord> {
+    const { account, payout } = await lockedPayout(turn, id);
+    transitionPayout(turn, account, payout, status);
     return payout;
   },
   /** The receiving bank returns a COMPLETED transfer: REFUNDED, amount returned. */
-  refund(state: MockState, id: string): PayoutRecord {
-    const { account, payout } = located(state, id);
-    transitionPayout(state, account, payout, "REFUNDED");
+  async refund(turn: Turn, id: string): Promise<PayoutRecord> {
+    const { account, payout } = await lockedPayout(turn, id);
+    transitionPayout(turn, account, payout, "REFUNDED");
     return payout;
   },
 };
@@ -240,67 +265,36 @@ function boundOf(value: string, end: boolean): number {
   return end ? bounds.to : bounds.from;
 }
 
-/** First index whose createdAt is at least `ms` (payouts are sorted by createdAt). */
-function lowerBound(list: readonly PayoutRecord[], ms: number): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (list[mid]!.createdAt < ms) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
 /**
- * GET /payout: newest first (createdAt desc, then id desc). Walks the account's id-sorted array from
- * the newest end and stops once the page is full; totals come from counters or binary search, so an
- * unfiltered page costs the same with 1,000 or 100,000 payouts (docs/decisions/listing-payouts.md).
+ * GET /payout: newest first (createdAt desc, then id desc), one page with the total that matches
+ * (docs/decisions/listing-payouts.md). The store reads the page through an index: a page costs the
+ * same with 1,000 or 1,000,000 payouts.
  */
-export function listPayouts(account: Account, rawQuery: unknown): PayoutList {
+export async function listPayouts(turn: Turn, account: Account, rawQuery: unknown): Promise<PayoutList> {
   const result = validate(compiled(PayoutListQuery), rawQuery);
   if (!result.success) throw new ApiError("INVALID_DATA", result.message, { details: result.details });
   const query = result.data;
   const page = query.page ?? PAYOUT_LIST_DEFAULTS.page;
   const limit = query.limit ?? PAYOUT_LIST_DEFAULTS.limit;
-  const skip = (page - 1) * limit;
-  const list = account.payouts;
-  const data: PayoutList["data"] = [];
-  let total = 0;
-
-  if (query.referenceId !== undefined) {
-    const payout = account.payoutsByReference.get(query.referenceId);
-    const candidates = payout ? [payout] : [];
-    const start = query.startDate ? boundOf(query.startDate, false) : Number.NEGATIVE_INFINITY;
-    const end = query.endDate ? boundOf(query.endDate, true) : Number.POSITIVE_INFINITY;
-    const matching = candidates.filter(
-      (p) =>
-        (query.status === undefined || p.status === query.status) &&
-        p.createdAt >= start &&
-        p.createdAt <= end,
-    );
-    total = matching.length;
-    for (const p of matching.slice(skip, skip + limit)) data.push(payoutJson(p));
-  } else {
-    const lo = query.startDate ? lowerBound(list, boundOf(query.startDate, false)) : 0;
-    const hi = query.endDate ? lowerBound(list, boundOf(query.endDate, true) + 1) : list.length;
-    const status = query.status;
-    if (status === undefined) {
-      total = Math.max(0, hi - lo);
-      for (let i = hi - 1 - skip; i >= lo && data.length < limit; i--) data.push(payoutJson(list[i]!));
-    } else {
-      const whole = lo === 0 && hi === list.length;
-      if (whole) total = account.payoutStatusCounts.get(status) ?? 0;
-      let seen = 0;
-      for (let i = hi - 1; i >= lo; i--) {
-        const p = list[i]!;
-        if (p.status !== status) continue;
-        if (seen >= skip && data.length < limit) data.push(payoutJson(p));
-        seen += 1;
-        if (whole && (data.length >= limit || seen >= total)) break;
-      }
-      if (!whole) total = seen;
-    }
-  }
-  return { data, meta: { total, page, limit, totalPages: Math.ceil(total / limit) } };
+  const from = query.startDate ? boundOf(query.startDate, false) : undefined;
+  const to = query.endDate ? boundOf(query.endDate, true) : undefined;
+  // without dates or a referenceId, the account's counts are the total: the store reads the page alone
+  const counted = from === undefined && to === undefined && query.referenceId === undefined;
+  const { records, total } = await turn.tx.payoutList(account.id, {
+    status: query.status,
+    referenceId: query.referenceId,
+    from,
+    to,
+    skip: (page - 1) * limit,
+    limit,
+    total: !counted
+      ? undefined
+      : query.status === undefined
+        ? account.payoutCount
+        : (account.payoutStatusCounts[query.status] ?? 0),
+  });
+  return {
+    data: records.map(payoutJson),
+    meta: { total, page, limit, totalPages: Math.ceil(total / limit) },
+  };
 }

@@ -144,7 +144,7 @@ export interface RegisterPixKeyParams {
 }
 
 // E-mail and random (EVP) keys are case-insensitive in the DICT; the others are digits.
-function normalize(type: PixKeyType, key: string): string {
+export function normalizePixKey(type: PixKeyType, key: string): string {
   return type === "EMAIL" || type === "EVP" ? key.toLowerCase() : key;
 }
 
@@ -235,7 +235,7 @@ function derivedCpf(seed: string): string {
  * key, so the same key always gives the same beneficiary.
  */
 export function derivedHolder(type: PixKeyType, key: string): PixKeyEntry {
-  const seed = `${type}:${normalize(type, key)}`;
+  const seed = `${type}:${normalizePixKey(type, key)}`;
   const first = FIRST_NAMES[hash32(seed, 101) % FIRST_NAMES.length];
   const last = LAST_NAMES[hash32(seed, 102) % LAST_NAMES.length];
   const second = LAST_NAMES[hash32(seed, 103) % LAST_NAMES.length];
@@ -244,96 +244,51 @@ export function derivedHolder(type: PixKeyType, key: string): PixKeyEntry {
   return { key, type, name, document, ispb: ISPBS[hash32(seed, 104) % ISPBS.length] ?? "00000000" };
 }
 
+/** Finds a key registered at run time: the account's own first, then one every account finds. */
+export type RegisteredKeys = (type: PixKeyType, normalizedKey: string) => Promise<PixKeyEntry | null>;
+
 /**
- * The PIX key directory. A payout's key must be well formed and match its `pixKeyType` (checked by the
- * contract first); the seeded and registered keys keep their holders, and in the `open` mode every other
- * key is found too except `notfound@bank.test`. A key not found is `INVALID_PIX_KEY`
- * (docs/decisions/pix-keys.md and docs/decisions/magic-values.md).
+ * The holder of a key as an account's payout finds it in the PIX key directory, or undefined when the
+ * directory does not find it. A payout's key must be well formed and match its `pixKeyType` (checked
+ * by the contract first); registered keys (the account's own first) and the seeded ones keep their
+ * holders, and in the `open` mode every other key is found too except `notfound@bank.test`. A key not
+ * found is `INVALID_PIX_KEY` (docs/decisions/pix-keys.md, docs/decisions/magic-values.md).
  */
-export class PixDirectory {
-  readonly #entries = new Map<string, PixKeyEntry>();
-  /** Keys registered for one account alone, by account id. */
-  readonly #byAccount = new Map<string, Map<string, PixKeyEntry>>();
+export async function lookupPixKey(
+  type: PixKeyType,
+  key: string,
+  mode: PixDirectoryMode,
+  registered: RegisteredKeys,
+): Promise<PixKeyEntry | undefined> {
+  const normalized = normalizePixKey(type, key);
+  // the stores hold the seeded keys as registered ones (a registration may replace one)
+  const known = (await registered(type, normalized)) ?? undefined;
+  if (known !== undefined || mode === "strict") return known;
+  if (type === "EMAIL" && normalized === MAGIC_PIX_KEYS.notFound) return undefined;
+  return derivedHolder(type, key);
+}
 
-  constructor() {
-    this.reset();
+/** A key to register, checked: `INVALID_PIX_KEY` or `INVALID_DATA` naming the field otherwise. */
+export function registeredEntry(params: RegisterPixKeyParams): PixKeyEntry {
+  if (!isValidPixKey(params.type, params.key)) {
+    throw new ApiError("INVALID_PIX_KEY", `key is not a valid ${params.type} PIX key`, {
+      details: [{ path: "key", message: `must be a valid ${params.type} key` }],
+    });
   }
-
-  /** Back to the seed keys. */
-  reset(): void {
-    this.#entries.clear();
-    this.#byAccount.clear();
-    for (const entry of SEED_PIX_KEYS)
-      this.#entries.set(`${entry.type}:${normalize(entry.type, entry.key)}`, entry);
+  const document =
+    params.document ?? (params.type === "CPF" || params.type === "CNPJ" ? params.key : "12345678909");
+  if (!isValidCpf(document) && !isValidCnpj(document)) {
+    throw new ApiError("INVALID_DATA", "document must be a valid CPF or CNPJ", {
+      details: [{ path: "document", message: "must be a valid CPF or CNPJ, digits only" }],
+    });
   }
-
-  /** Forgets the keys registered for one account alone (its reset). */
-  forget(accountId: string): void {
-    this.#byAccount.delete(accountId);
-  }
-
-  /**
-   * The holder of a key in `mode` as an account's payout finds it (the account's own keys first), or
-   * undefined when the directory does not find it.
-   */
-  lookup(
-    type: PixKeyType,
-    key: string,
-    mode: PixDirectoryMode = "strict",
-    accountId?: string,
-  ): PixKeyEntry | undefined {
-    const id = `${type}:${normalize(type, key)}`;
-    const known =
-      (accountId === undefined ? undefined : this.#byAccount.get(accountId)?.get(id)) ??
-      this.#entries.get(id);
-    if (known !== undefined || mode === "strict") return known;
-    if (type === "EMAIL" && normalize(type, key) === MAGIC_PIX_KEYS.notFound) return undefined;
-    return derivedHolder(type, key);
-  }
-
-  /** Every key every account finds, in registration order, then (with `accountId`) that account's own. */
-  list(accountId?: string): PixKeyEntry[] {
-    const own = accountId === undefined ? undefined : this.#byAccount.get(accountId);
-    return [...this.#entries.values(), ...(own?.values() ?? [])];
-  }
-
-  /** Every key registered at run time (not the seed ones), every account's own included. */
-  registered(): PixKeyEntry[] {
-    const seeded = new Set<PixKeyEntry>(SEED_PIX_KEYS);
-    const global = [...this.#entries.values()].filter((entry) => !seeded.has(entry));
-    return [...global, ...[...this.#byAccount.values()].flatMap((own) => [...own.values()])];
-  }
-
-  /** Registers (or replaces) a key. */
-  register(params: RegisterPixKeyParams): PixKeyEntry {
-    if (!isValidPixKey(params.type, params.key)) {
-      throw new ApiError("INVALID_PIX_KEY", `key is not a valid ${params.type} PIX key`, {
-        details: [{ path: "key", message: `must be a valid ${params.type} key` }],
-      });
-    }
-    const document =
-      params.document ?? (params.type === "CPF" || params.type === "CNPJ" ? params.key : "12345678909");
-    if (!isValidCpf(document) && !isValidCnpj(document)) {
-      throw new ApiError("INVALID_DATA", "document must be a valid CPF or CNPJ", {
-        details: [{ path: "document", message: "must be a valid CPF or CNPJ, digits only" }],
-      });
-    }
-    const entry: PixKeyEntry = {
-      key: params.key,
-      type: params.type,
-      name: params.name ?? "Recebedor de Teste",
-      document,
-      ispb: params.ispb ?? "00000000",
-    };
-    const id = `${entry.type}:${normalize(entry.type, entry.key)}`;
-    if (params.accountId === undefined) {
-      this.#entries.set(id, entry);
-      return entry;
-    }
-    entry.accountId = params.accountId;
-    const own = this.#byAccount.get(params.accountId) ?? new Map<string, PixKeyEntry>();
-    own.set(id, entry);
-    this.#byAccount.set(params.accountId, own);
-    return entry;
-  }
+  const entry: PixKeyEntry = {
+    key: params.key,
+    type: params.type,
+    name: params.name ?? "Recebedor de Teste",
+    document,
+    ispb: params.ispb ?? "00000000",
+  };
+  if (params.accountId !== undefined) entry.accountId = params.accountId;
+  return entry;
 }

@@ -11,6 +11,7 @@ import type {
   PixKeyType,
 } from "@paykit/contract";
 import type { PixCharge } from "./pix-charge.js";
+import type { TraceContext } from "./trace-context.js";
 
 /**
  * What the mock keeps of a card: brand and last four digits, never the number (docs/decisions/card.md).
@@ -32,7 +33,7 @@ export interface StatusChange<S extends string = string> {
  * transition (its history is then its creation alone), so a million untouched payins cost one null
  * field each, not an array.
  */
-interface StoredChange<S> {
+export interface StoredChange<S> {
   status: S;
   at: number;
 }
@@ -63,83 +64,85 @@ export interface StoredOrder {
   items: Payin["items"];
 }
 
+/** The known fields of a wire type, without the index signature its loose schema adds. */
+type Known<T> = { [K in keyof T as string extends K ? never : number extends K ? never : K]: T[K] };
+
 /**
- * A payin as the mock stores it. Customer and items are kept together as one JSON text: one flat
- * string per payin instead of a tree of small objects keeps a million payins well under 2 GB of
- * heap, and every object a payin keeps costs the young-generation GC a copy (bench/profile-payin.mjs).
+ * A payin as the mock stores it: the contract's payin record (docs/decisions/public-api-names.md) less what
+ * is derived when it is shown (customer and items from `orderJson`, the BR Code from `pixCharge`, the
+ * ISO times), plus what the mock keeps for itself. Customer and items are kept together as one JSON
+ * text: one flat string per payin instead of a tree of small objects keeps a million payins well under
+ * 2 GB of heap (bench/profile-payin.mjs).
  */
-export class PayinRecord {
+export interface PayinRecord
+  extends Omit<
+    Known<Payin>,
+    | "status"
+    | "paymentMethod"
+    | "currency"
+    | "customer"
+    | "items"
+    | "pixCopyAndPaste"
+    | "createdAt"
+    | "updatedAt"
+    | "installments"
+    | "externalId"
+    | "referenceId"
+  > {
   status: KnownPayinStatus;
-  netAmount: number | null = null;
-  reservedAmount: number | null = null;
+  referenceId: string;
+  paymentMethod: PaymentMethod;
+  externalId: string;
+  installments: number | null;
+  accountId: string;
+  /** `{"customer":…,"items":[…]}`, from {@link storedJson}. */
+  orderJson: string;
+  webhookUrl: string | null;
+  /** Mock-clock epoch ms. */
+  createdAt: number;
+  /** Every status after creation's; null until the first transition (see {@link statusHistoryOf}). */
+  transitions: StoredChange<KnownPayinStatus>[] | null;
   /** When the card reserve is released on the account clock; null when none is held (or once released). */
-  reserveReleaseAt: number | null = null;
-  threeDS: ThreeDSChallenge | null = null;
-  card: StoredCard | null = null;
-  /** The receiving account's PIX charges of a PIX payin (shared); its BR Code is rebuilt from it. */
-  pixCharge: PixCharge | null = null;
-  boletoBarcode: string | null = null;
-  boletoUrl: string | null = null;
-  openFinanceRedirectUrl: string | null = null;
-  installments: number | null = null;
-  /** Every status after creation's; null until the first transition (see {@link statusHistoryOf}). */
-  transitions: StoredChange<KnownPayinStatus>[] | null = null;
-
-  constructor(
-    readonly id: string,
-    readonly accountId: string,
-    readonly externalId: string,
-    readonly referenceId: string,
-    readonly paymentMethod: PaymentMethod,
-    readonly amount: number,
-    /** `{"customer":…,"items":[…]}`, from {@link storedJson}. */
-    readonly orderJson: string,
-    readonly webhookUrl: string | null,
-    readonly createdAt: number,
-    status: KnownPayinStatus,
-  ) {
-    this.status = status;
-  }
-
-  /** Mock time of the last status change: creation's until the first transition (no field kept). */
-  get updatedAt(): number {
-    return updatedAtOf(this);
-  }
+  reserveReleaseAt: number | null;
+  threeDS: ThreeDSChallenge | null;
+  card: StoredCard | null;
+  /** The receiving account's PIX charges of a PIX payin; its BR Code is rebuilt from it. */
+  pixCharge: PixCharge | null;
+  openFinanceRedirectUrl: string | null;
+  /** The bank page's token of an open finance payin, which its decision form posts back. */
+  pageToken: string | null;
+  /** The trace of the request that created it: its webhooks carry it. */
+  trace: TraceContext | null;
 }
 
-/** A payout as the mock stores it. */
-export class PayoutRecord {
+/**
+ * A payout as the mock stores it: the contract's payout record less the ISO times and the currency,
+ * plus its account, webhook URL and status history. A field added to the contract's payout is a field
+ * here, kept by every store as it is (the SQL stores' `record` column) and shown on the wire as it is.
+ */
+export interface PayoutRecord
+  extends Omit<
+    Known<Payout>,
+    "status" | "currency" | "createdAt" | "updatedAt" | "bankReceipt" | "failureCode" | "pixKeyType"
+  > {
   status: KnownPayoutStatus;
-  externalId: string | null = null;
-  feeAmount: number | null = null;
-  netAmount: number | null = null;
-  failureCode: string | null = null;
+  pixKeyType: PixKeyType;
+  failureCode: string | null;
+  accountId: string;
+  webhookUrl: string | null;
+  /** Mock-clock epoch ms. */
+  createdAt: number;
   /** Every status after creation's; null until the first transition (see {@link statusHistoryOf}). */
-  transitions: StoredChange<KnownPayoutStatus>[] | null = null;
-
-  constructor(
-    readonly id: string,
-    readonly accountId: string,
-    readonly amount: number,
-    readonly pixKey: string,
-    readonly pixKeyType: PixKeyType,
-    readonly referenceId: string,
-    readonly beneficiaryName: string,
-    readonly beneficiaryDocument: string,
-    readonly webhookUrl: string | null,
-    readonly createdAt: number,
-    status: KnownPayoutStatus,
-  ) {
-    this.status = status;
-  }
-
-  /** Mock time of the last status change: creation's until the first transition (no field kept). */
-  get updatedAt(): number {
-    return updatedAtOf(this);
-  }
+  transitions: StoredChange<KnownPayoutStatus>[] | null;
+  /** The trace of the request that created it: its webhooks carry it. */
+  trace: TraceContext | null;
 }
 
-function updatedAtOf(record: { createdAt: number; transitions: StoredChange<string>[] | null }): number {
+/** Mock time of a record's last status change: creation's until the first transition (no field kept). */
+export function updatedAtOf(record: {
+  createdAt: number;
+  transitions: StoredChange<string>[] | null;
+}): number {
   const transitions = record.transitions;
   return transitions === null ? record.createdAt : transitions[transitions.length - 1]!.at;
 }
@@ -206,7 +209,7 @@ export function payinJson(p: PayinRecord): Payin {
     netAmount: p.netAmount,
     reservedAmount: p.reservedAmount,
     createdAt: iso(p.createdAt),
-    updatedAt: iso(p.updatedAt),
+    updatedAt: iso(updatedAtOf(p)),
   };
 }
 
@@ -262,29 +265,21 @@ export function payinWebhookJson(p: PayinRecord): PayinWebhookBody {
     amount: p.amount,
     referenceId: p.referenceId,
     customer: { name: customer.name, email: customer.email },
-    updatedAt: iso(p.updatedAt),
+    updatedAt: iso(updatedAtOf(p)),
   };
 }
 
 /** The payout record of lists, control answers and webhooks: no `bankReceipt`, with `failureCode`. */
 export function payoutJson(p: PayoutRecord): PayoutWebhookBody & Payout {
-  return {
-    id: p.id,
-    externalId: p.externalId,
-    status: p.status,
-    amount: p.amount,
-    currency: "BRL",
-    pixKey: p.pixKey,
-    pixKeyType: p.pixKeyType,
-    referenceId: p.referenceId,
-    beneficiaryName: p.beneficiaryName,
-    beneficiaryDocument: p.beneficiaryDocument,
-    feeAmount: p.feeAmount,
-    netAmount: p.netAmount,
-    failureCode: p.failureCode,
-    createdAt: iso(p.createdAt),
-    updatedAt: iso(p.updatedAt),
-  };
+  const {
+    accountId: _account,
+    webhookUrl: _url,
+    transitions: _history,
+    trace: _trace,
+    createdAt,
+    ...fields
+  } = p;
+  return { ...fields, currency: "BRL", createdAt: iso(createdAt), updatedAt: iso(updatedAtOf(p)) };
 }
 
 /** The 201 answer of POST /payout: the record with `bankReceipt: null` (spec: present at creation only). */

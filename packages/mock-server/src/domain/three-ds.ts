@@ -1,10 +1,12 @@
 // The customer's side of a card payin's post-order 3DS challenge: the acquirer's challenge page, open
 // while the payin waits in PENDING_3DS, and the decision that page posts with the transaction's session.
+
+import { settledChallenge } from "./due.js";
 import { ApiError } from "./errors.js";
 import { constantTimeEqual } from "./ids.js";
-import { completeThreeDS, type ThreeDSOutcome } from "./payins.js";
+import { completeThreeDS, lockedPayin, type ThreeDSOutcome } from "./payins.js";
 import type { PayinRecord } from "./records.js";
-import type { MockState } from "./state.js";
+import type { Turn } from "./turn.js";
 
 /** Why a 3DS transaction's challenge cannot be shown: unknown, already decided, or expired undecided. */
 export type ClosedChallenge = "unknown" | "decided" | "expired";
@@ -23,8 +25,8 @@ export interface ChallengeDecision {
  * Why the challenge of a 3DS transaction is closed, or null while the customer may still decide it: a
  * challenge that is not open is never shown again (docs/decisions/three-ds-challenge-not-open.md).
  */
-export function closedChallenge(state: MockState, transactionId: string): ClosedChallenge | null {
-  const payin = state.payinsByThreeDSTransaction.get(transactionId);
+export async function closedChallenge(turn: Turn, transactionId: string): Promise<ClosedChallenge | null> {
+  const payin = await settledChallenge(turn, transactionId);
   if (!payin?.threeDS) return "unknown";
   if (payin.status === "PENDING_3DS") return null;
   return payin.threeDS.outcome === null ? "expired" : "decided";
@@ -36,11 +38,13 @@ export function closedChallenge(state: MockState, transactionId: string): Closed
  * session match it (400 INVALID_DATA); a challenge that expired undecided cannot be decided (410
  * CHALLENGE_EXPIRED), and one already decided answers its first outcome again without changing anything.
  */
-export function decideChallenge(
-  state: MockState,
+export async function decideChallenge(
+  turn: Turn,
   decision: ChallengeDecision,
-): { payin: PayinRecord; outcome: ThreeDSOutcome } {
-  const payin = state.payinsByThreeDSTransaction.get(decision.tx);
+): Promise<{ payin: PayinRecord; outcome: ThreeDSOutcome }> {
+  const found = await settledChallenge(turn, decision.tx);
+  const { account, payin } =
+    found === null ? { account: null, payin: null } : await lockedPayin(turn, found.id);
   if (!payin?.threeDS) {
     throw new ApiError("CHALLENGE_UNAVAILABLE", "no 3DS transaction with this id", { status: 404 });
   }
@@ -54,6 +58,11 @@ export function decideChallenge(
       status: 410,
     });
   }
-  const outcome = completeThreeDS(state, payin, decision.action === "approve" ? "AUTHENTICATED" : "REJECTED");
+  const outcome = completeThreeDS(
+    turn,
+    account!,
+    payin,
+    decision.action === "approve" ? "AUTHENTICATED" : "REJECTED",
+  );
   return { payin, outcome };
 }

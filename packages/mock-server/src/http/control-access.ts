@@ -1,8 +1,9 @@
+import { isStorableText, STORABLE_TEXT_MESSAGE } from "@paykit/contract";
 import type { ControlScope } from "../control/call.js";
+import { credentialsAccount } from "../domain/accounts.js";
 import { ApiError } from "../domain/errors.js";
 import { constantTimeEqual } from "../domain/ids.js";
-import { ownerOf } from "../domain/owners.js";
-import type { MockState } from "../domain/state.js";
+import type { Turn } from "../domain/turn.js";
 import type { EngineRequest } from "./messages.js";
 
 /**
@@ -36,19 +37,21 @@ export function checkAdminToken(req: EngineRequest, token: string): void {
  * cannot even learn which ids exist elsewhere; a call about every account answers 403 to account keys.
  * Answers the account whose keys authorized the call, `undefined` for the admin token or an open call.
  */
-export function authorizeSharedControlCall(
-  state: MockState,
+export async function authorizeSharedControlCall(
+  turn: Turn,
   req: EngineRequest,
   access: ControlAccess,
   adminToken: string,
-): string | undefined {
+): Promise<string | undefined> {
   if (access === "open") return undefined;
   const header = req.header("authorization") ?? "";
   if (/^Bearer\s/i.test(header)) {
     checkAdminToken(req, adminToken);
     return undefined;
   }
-  const caller = /^Basic\s/i.test(header) ? state.authenticator.accountIdOf(header) : null;
+  const caller = /^Basic\s/i.test(header)
+    ? ((await credentialsAccount(header, (pk) => turn.tx.accountByPublicKey(pk)))?.id ?? null)
+    : null;
   if (caller === null) {
     throw new ApiError(
       "UNAUTHORIZED",
@@ -86,19 +89,34 @@ export function textInBody(body: string | null, field: string): string | undefin
   }
 }
 
+/**
+ * An id a control call names, refused before any store reads it when it is not storable text (NUL, a
+ * lone surrogate): no record can have it, and PostgreSQL refuses such a parameter outright. The answer
+ * is the one the call's own validation gives such a field.
+ */
+function storableId(id: string, field: string): string {
+  if (!isStorableText(id))
+    throw new ApiError("INVALID_DATA", `${field} ${STORABLE_TEXT_MESSAGE}`, {
+      details: [{ path: field, message: STORABLE_TEXT_MESSAGE }],
+    });
+  return id;
+}
+
 /** One account, by id, as a control call's access (`accountId` null when it does not exist). */
-function oneAccount(state: MockState, accountId: string): ControlAccess {
-  return { accountId: ownerOf.account(state, accountId), resource: `account ${accountId}` };
+async function oneAccount(turn: Turn, accountId: string, field = "id"): Promise<ControlAccess> {
+  const account = await turn.tx.account(storableId(accountId, field));
+  return { accountId: account === null ? null : accountId, resource: `account ${accountId}` };
 }
 
 /** Whom one request of a control call concerns, from the call's scope in the control table. */
-export function accessOf(
+export async function accessOf(
   scope: ControlScope,
-  state: MockState,
+  turn: Turn,
   req: EngineRequest,
   params: Record<string, string>,
-): ControlAccess {
+): Promise<ControlAccess> {
   const id = params.id ?? "";
+  if (scope === "payin" || scope === "payout" || scope === "delivery") storableId(id, "id");
   switch (scope) {
     case "open":
     case "global":
@@ -107,22 +125,25 @@ export function accessOf(
     case "allAccounts":
       return "global";
     case "account":
-      return oneAccount(state, id);
+      return oneAccount(turn, id);
     case "payin":
-      return { accountId: ownerOf.payin(state, id), resource: `payin ${id}` };
+      return { accountId: (await turn.tx.payin(id))?.accountId ?? null, resource: `payin ${id}` };
     case "payout":
-      return { accountId: ownerOf.payout(state, id), resource: `payout ${id}` };
+      return { accountId: (await turn.tx.payout(id))?.accountId ?? null, resource: `payout ${id}` };
     case "delivery":
-      return { accountId: ownerOf.delivery(state, id), resource: `webhook delivery ${id}` };
+      return {
+        accountId: (await turn.tx.delivery(id))?.accountId ?? null,
+        resource: `webhook delivery ${id}`,
+      };
     case "queried": {
       // `?accountId=` narrows a list (or the faults) to one account; without it the call is everyone's
       const accountId = new URLSearchParams(req.query).get("accountId") || undefined;
-      return accountId === undefined ? "global" : oneAccount(state, accountId);
+      return accountId === undefined ? "global" : oneAccount(turn, accountId, "accountId");
     }
     case "bodyAccount": {
       // a fault or a PIX key whose body names `accountId` concerns that account; without it, everyone
       const accountId = accountIdInBody(req.body);
-      return accountId === undefined ? "global" : oneAccount(state, accountId);
+      return accountId === undefined ? "global" : oneAccount(turn, accountId, "accountId");
     }
   }
 }

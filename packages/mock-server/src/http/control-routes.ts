@@ -3,14 +3,12 @@
 // query (checked by its schema) and its operation. Nothing about one call is written here.
 import type { ControlCall } from "../control/call.js";
 import { checkedInput } from "../control/direct.js";
-import { callNeeds } from "../control/needs.js";
 import { controlOpenApiDocument } from "../control/openapi.js";
 import { CONTROL_CALLS } from "../control/table.js";
-import type { ControlOperations } from "../domain/control.js";
+import { AfterCommit, type ControlContext, ControlOperations } from "../domain/control.js";
 import { ApiError } from "../domain/errors.js";
-import type { MockState } from "../domain/state.js";
 import { controlBody, documentRoute, noBody, ok } from "./bodies.js";
-import { accessOf, accountIdInBody, textInBody } from "./control-access.js";
+import { accessOf } from "./control-access.js";
 import type { Route } from "./router.js";
 
 // Query values that are numbers or booleans on the typed side; the rest stay text for the schema.
@@ -38,34 +36,24 @@ export function readControlQuery(query: string): Record<string, unknown> {
 }
 
 /** The route of one control call. */
-function routeOf(
-  state: MockState,
-  ops: ControlOperations,
-  call: ControlCall<never, unknown, unknown>,
-): Route {
+function routeOf(context: ControlContext, call: ControlCall<never, unknown, unknown>): Route {
   return {
     method: call.method,
     path: `/_mock${call.path}`,
     kind: "control",
-    access: ({ req, params }) => accessOf(call.scope, state, req, params),
-    needs: ({ req, params }, admin) =>
-      callNeeds(call, {
-        id: params.id ?? "",
-        accountId:
-          call.scope === "bodyAccount"
-            ? accountIdInBody(req.body)
-            : new URLSearchParams(req.query).get("accountId") || undefined,
-        publicKey: call.scope === "open" ? textInBody(req.body, "publicKey") : undefined,
-        admin,
-      }),
-    handle: async ({ req, params, caller }) => {
+    access: ({ req, params, turn }) => accessOf(call.scope, turn, req, params),
+    ...(call.method === "GET" ? { writes: false as const } : {}),
+    handle: async ({ req, params, caller, turn }) => {
       let body: unknown;
       // a call that takes no body refuses one (`null`, `[]`, `42`, fields) before it acts
       if (call.body === null) noBody(req);
       else body = checkedInput(call.body, controlBody(req));
       const query = call.query === null ? {} : checkedInput(call.query, readControlQuery(req.query));
       const input = { id: params.id ?? "", body, query, caller };
-      return ok(await call.run(ops, input as never), call.status);
+      const answer = await call.run(new ControlOperations(turn, context), input as never);
+      return answer instanceof AfterCommit
+        ? new AfterCommit(async () => ok(await answer.wait(), call.status))
+        : ok(answer, call.status);
     },
   };
 }
@@ -74,9 +62,9 @@ function routeOf(
  * Every control route, one per entry of the control table, and the control API's OpenAPI document
  * (`GET /_mock/openapi.json`, open like the service's `/openapi.json`; built on first use).
  */
-export function controlRoutes(state: MockState, ops: ControlOperations): Route[] {
+export function controlRoutes(context: ControlContext): Route[] {
   return [
-    ...Object.values(CONTROL_CALLS).map((call) => routeOf(state, ops, call as never)),
+    ...Object.values(CONTROL_CALLS).map((call) => routeOf(context, call as never)),
     documentRoute("/_mock/openapi.json", controlOpenApiDocument),
   ];
 }

@@ -1,21 +1,31 @@
+import { WEBHOOK_TIMEOUT_MS } from "@paykit/contract";
+import type { ControlCall, ControlInput } from "../control/call.js";
 import { directControl } from "../control/direct.js";
 import type { MockControl } from "../control/mock-control.js";
-import type { AccountKeys } from "../domain/accounts.js";
-import { ControlOperations } from "../domain/control.js";
-import { ApiError } from "../domain/errors.js";
-import { constantTimeEqual } from "../domain/ids.js";
-import { expireOnClock } from "../domain/payins.js";
 import {
-  type AccountNeeds,
-  changesNotStored,
-  type RequestHold,
-  RUNS_PER_REQUEST,
-  RunAgainError,
-  type StatePersistence,
-} from "../domain/persistence.js";
-import { startRetention } from "../domain/retention.js";
-import { type EngineOptions, MockState } from "../domain/state.js";
+  type AccountKeys,
+  type CreateAccountParams,
+  credentialsAccount,
+  newKeyPair,
+  presentedCredentials,
+  newWebhookSecret,
+} from "../domain/accounts.js";
+import { AfterCommit, ControlOperations, openAccount } from "../domain/control.js";
+import { ApiError } from "../domain/errors.js";
+import { RateLimiter } from "../domain/faults.js";
+import { randomString, UlidFactory } from "../domain/ids.js";
+import { registeredEntry } from "../domain/pix-directory.js";
+import type { SandboxStore, TxScope } from "../domain/repository.js";
+import { retentionMs } from "../domain/retention-period.js";
+import { StoreUnavailableError } from "../domain/store-errors.js";
+import type { Turn } from "../domain/turn.js";
+import { DEFAULT_DELIVERY_CONCURRENCY, DeliverySlots } from "../internal/delivery-slots.js";
+import { MemoryStore } from "../stores/memory/memory-store.js";
+import { startRetention } from "../work/retention.js";
+import { Turns } from "../work/turns.js";
+import { Worker } from "../work/worker.js";
 import { authorizeSharedControlCall, checkAdminToken } from "./control-access.js";
+import { DEFAULT_ACCOUNT, type EngineOptions } from "./engine-options.js";
 import { type EngineRequest, type EngineResponse, errorResponse, MAX_BODY_BYTES } from "./messages.js";
 import { guardControlCall } from "./origin-guard.js";
 import { Router } from "./router.js";
@@ -23,8 +33,8 @@ import { allRoutes } from "./routes.js";
 import { handleWebRequest, tooLarge } from "./web.js";
 
 /**
- * The mock payment service as one fetch-style handler over in-memory state. Transports (node:http,
- * msw) are thin adapters over {@link MockEngine.dispatch}.
+ * The mock payment service as one fetch-style handler over a sandbox store (memory, PGlite or
+ * PostgreSQL). Transports (node:http, msw) are thin adapters over {@link MockEngine.dispatch}.
  */
 export interface MockEngine {
   /**
@@ -41,6 +51,8 @@ export interface MockEngine {
   readonly control: MockControl;
   /** The default account's keys (the same after every reset). */
   readonly account: AccountKeys;
+  /** Resolves once the engine's store holds its default account (requests wait for it themselves). */
+  readonly ready: Promise<void>;
   /** Stops every timer (payout steps, expiries, webhook retries). Idempotent. */
   close(): void;
 }
@@ -59,11 +71,11 @@ export interface CreateEngineOptions extends EngineOptions {
    */
   sharedSandbox?: boolean;
   /**
-   * A durable store's hold on the state (what `createMockServer({ store })` opens): the engine starts
-   * from the saved state and answers a request only once its changes are saved.
-   * @default none: the state lives in this process's memory
+   * Where the sandbox's state is kept (what `createMockServer({ store })` opens: PGlite or
+   * PostgreSQL); each request is one transaction of it, answered once committed.
+   * @default this process's memory
    */
-  persistence?: StatePersistence;
+  sandboxStore?: SandboxStore;
 }
 
 /**
@@ -88,8 +100,6 @@ function withoutBody(response: EngineResponse): EngineResponse {
   return { ...response, headers: { ...response.headers, "content-length": String(length) }, body: null };
 }
 
-const NO_HOLD: RequestHold = { release: () => {} };
-
 /** A request id worth echoing: printable ASCII, no longer than any client makes one. */
 const REQUEST_ID = /^[\x21-\x7e]{1,200}$/;
 
@@ -104,26 +114,15 @@ function withRequestId(req: EngineRequest, response: EngineResponse): EngineResp
   return response;
 }
 
-/** The public key of a request's Basic credentials, if it carries any. */
-function basicPublicKey(header: string | undefined): string | undefined {
-  const match = /^Basic\s+(\S+)\s*$/i.exec(header ?? "");
-  if (match?.[1] === undefined) return undefined;
-  let decoded: string;
-  try {
-    decoded = new TextDecoder().decode(Uint8Array.from(atob(match[1]), (c) => c.charCodeAt(0)));
-  } catch {
-    return undefined;
-  }
-  const colon = decoded.indexOf(":");
-  return colon > 0 ? decoded.slice(0, colon) : undefined;
-}
-
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 function bodyBytes(text: string): number {
   // A UTF-16 string of n units is at most 3n UTF-8 bytes: count only when that could pass the limit.
   return text.length * 3 <= MAX_BODY_BYTES ? text.length : new TextEncoder().encode(text).byteLength;
 }
+
+/** How many times the engine runs a request whose transaction the store ended before its commit. */
+const RUNS_PER_REQUEST = 3;
 
 /**
  * Creates a mock engine: a default account (KYC approved, cards enabled, automatic payout approval,
@@ -141,16 +140,91 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
       "sharedSandbox needs an adminToken: without one, nobody could make the calls about every account",
     );
   const sharedToken = options.sharedSandbox ? options.adminToken : undefined;
-  const state = new MockState(options, expireOnClock);
-  const persistence = options.persistence;
-  persistence?.attach(state);
-  const ops = new ControlOperations(state);
-  const router = new Router(allRoutes(state, ops));
-  const onError = options.onError;
-  const stopRetention =
-    state.retentionMs > 0
-      ? startRetention(state, persistence, state.retentionMs, (error) => onError?.(error))
-      : () => {};
+  const onError = options.onError ?? (() => {});
+  const store: SandboxStore = options.sandboxStore ?? new MemoryStore(options.now);
+  const ids = new UlidFactory();
+  const turns = new Turns(
+    store,
+    {
+      autoAdvance: options.autoAdvance ?? true,
+      advanceIntervalMs: options.advanceIntervalMs ?? 1000,
+      pixDirectory: options.strictPixDirectory ? "strict" : "open",
+      maxRecords: options.maxRecords ?? Number.POSITIVE_INFINITY,
+    },
+    ids,
+  );
+  const fetcher = options.fetch;
+  const worker = new Worker({
+    store,
+    turns,
+    owner: `mock_${randomString(16)}`,
+    fetcher: () => fetcher ?? ((url, init) => globalThis.fetch(url, init)),
+    slots: new DeliverySlots({ ...DEFAULT_DELIVERY_CONCURRENCY, ...options.webhookConcurrency }),
+    timeoutMs: options.webhookTimeoutMs ?? WEBHOOK_TIMEOUT_MS,
+    onError,
+    ...(options.now ? { now: options.now } : {}),
+  });
+  const rateLimiter = new RateLimiter();
+
+  // The default account: its keys are known now (given, or made here), its row once `ready`.
+  const fixed = options.defaultAccount ?? {};
+  const keys =
+    fixed.publicKey && fixed.secretKey
+      ? { publicKey: fixed.publicKey, secretKey: fixed.secretKey }
+      : newKeyPair();
+  const account: AccountKeys = {
+    accountId: `acct_${ids.next(Date.now())}`,
+    ...keys,
+    // The default account signs its deliveries from the first run
+    // (docs/decisions/mock-server-starting.md): a random secret unless fixed, kept across resets.
+    webhookSecret: fixed.webhookSecret ?? newWebhookSecret(),
+  };
+  const defaultParams: CreateAccountParams = {
+    ...DEFAULT_ACCOUNT,
+    ...fixed,
+    ...keys,
+    webhookSecret: account.webhookSecret,
+  };
+
+  const context = {
+    work: worker,
+    startPixKeys: () => (options.pixKeys ?? []).map(registeredEntry),
+  };
+  const router = new Router(allRoutes(context));
+
+  const ready = turns
+    .run(async (turn) => {
+      const storedId = turn.tx.sandbox.defaultAccountId;
+      const stored =
+        (storedId === null ? null : await turn.tx.account(storedId)) ??
+        (await turn.tx.accountByPublicKey(keys.publicKey));
+      if (stored !== null) {
+        // another process (or an earlier run) opened the sandbox: its default account is this one's
+        account.accountId = stored.id;
+        if (stored.publicKey !== account.publicKey) {
+          account.publicKey = stored.publicKey;
+          account.secretKey = "";
+        }
+        if (stored.webhookSecret !== null) account.webhookSecret = stored.webhookSecret;
+        else delete account.webhookSecret;
+      } else {
+        await openAccount(turn, defaultParams, account.accountId);
+        for (const entry of context.startPixKeys()) turn.tx.registerPixKey(entry);
+      }
+      if (turn.tx.sandbox.defaultAccountId !== account.accountId)
+        turn.tx.updateSandbox({ ...turn.tx.sandbox, defaultAccountId: account.accountId });
+    })
+    .then(async () => {
+      // payouts a process with --manual left moving go on when this one moves them
+      if (turns.rules.autoAdvance) await store.armPayoutSteps?.(Date.now() + turns.rules.advanceIntervalMs);
+    });
+  ready.catch(onError);
+  worker.start();
+
+  const retention = retentionMs(options.retention);
+  // a stamp of last use is never as old as the retention: at most a quarter of it
+  if (retention > 0) store.setTouchEvery?.(retention / 4);
+  const stopRetention = retention > 0 ? startRetention(store, retention, onError) : () => {};
 
   async function dispatch(req: EngineRequest): Promise<EngineResponse> {
     return withRequestId(req, await dispatchOnce(req));
@@ -158,175 +232,126 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
 
   async function dispatchOnce(req: EngineRequest): Promise<EngineResponse> {
     // HEAD is answered on every GET route: the GET runs, the body is dropped (RFC 9110 section 9.3.2).
-    if (persistence === undefined) {
-      if (req.method === "HEAD") return withoutBody(await answer({ ...req, method: "GET" }));
-      return answer(req);
+    if (req.method === "HEAD") return withoutBody(await dispatch({ ...req, method: "GET" }));
+    let delayMs = 0;
+    let drop = false;
+    let response: EngineResponse;
+    try {
+      await ready;
+      if (req.body !== null && bodyBytes(req.body) > MAX_BODY_BYTES) throw tooLarge();
+      const { route, params } = router.match(req.method, req.path);
+      const answer = await runRequest(async (turn) => {
+        // a fault takes its use in the request's turn: committed even when it refuses the request
+        if (route.kind === "api" && turn.tx.sandbox.faultsArmed) {
+          const caller = await credentialsAccount(req.header("authorization"), callerOf(turn));
+          const fault = await turn.tx.takeFault(req.method, req.path, caller?.id ?? null);
+          if (fault !== null) {
+            delayMs = fault.latencyMs;
+            drop = fault.drop;
+            // refused, and the fault's use kept
+            if (fault.error) {
+              const { code, message, status, headers } = fault.error;
+              throw new ApiError(code, message, { status, ...(headers ? { headers } : {}), keep: true });
+            }
+          }
+        }
+        const limit = turn.tx.sandbox.rateLimit;
+        if (route.kind === "api" && limit !== null) {
+          rateLimiter.configure(limit);
+          // Per authenticated account; requests without valid credentials share one bucket per client.
+          const caller = await credentialsAccount(req.header("authorization"), callerOf(turn));
+          rateLimiter.check(caller?.id ?? `client:${req.remoteAddress ?? "unknown"}`, Date.now());
+        }
+        let caller: string | undefined;
+        if (route.kind === "control") {
+          guardControlCall(req);
+          const access = (await route.access?.({ req, params, turn })) ?? "global";
+          if (sharedToken !== undefined) {
+            caller = await authorizeSharedControlCall(turn, req, access, sharedToken);
+          } else if (access === "caller") {
+            // `GET /_mock/account`: an account's own keys read their account on any mock, a token-guarded
+            // one too (what they read, the merchant API with the same keys nearly shows)
+            const keys = await credentialsAccount(req.header("authorization"), (pk) =>
+              turn.tx.accountByPublicKey(pk),
+            );
+            caller = keys?.id;
+            if (caller === undefined && options.adminToken !== undefined)
+              checkAdminToken(req, options.adminToken);
+          } else if (options.adminToken !== undefined) checkAdminToken(req, options.adminToken);
+          // a control call about an account is a use of it too (retention counts from the last use)
+          if (caller !== undefined) turn.tx.touchAccount(caller);
+          if (params.id !== undefined && route.path.startsWith("/_mock/accounts/:id"))
+            turn.tx.touchAccount(params.id);
+        }
+        return route.handle(caller === undefined ? { req, params, turn } : { req, params, caller, turn });
+      }, {
+        write: route.writes !== false,
+        // a merchant call's account is read with its transaction's first statements
+        ...(route.kind === "api" ? { caller: presentedCredentials(req.header("authorization"))?.publicKey } : {}),
+      });
+      response = answer instanceof AfterCommit ? await answer.wait() : answer;
+    } catch (error) {
+      response = failure(req, error);
     }
-    // A run whose transaction the store ended before its commit stored nothing: it runs again.
-    let outcome = await runOnce(req, persistence);
-    for (let run = 1; outcome.again && run < RUNS_PER_REQUEST; run++)
-      outcome = await runOnce(req, persistence);
-    const { response } = outcome;
-    const delayMs = response.delayMs;
-    if (delayMs !== undefined) {
-      delete response.delayMs;
-      await sleep(delayMs);
-    }
+    if (delayMs > 0) await sleep(delayMs);
+    if (drop) response.drop = true;
     return response;
   }
 
-  /** One run of a request on a durable store: its hold, its answer, its commit. */
-  async function runOnce(
-    req: EngineRequest,
-    persistence: StatePersistence,
-  ): Promise<{ response: EngineResponse; again: boolean }> {
-    let hold: RequestHold = NO_HOLD;
-    if (persistence.prepare !== undefined) {
+  /** Finds an account by public key as the request's caller (read with the turn's first statements). */
+  function callerOf(turn: Turn) {
+    return async (publicKey: string) => (await turn.tx.caller(publicKey))?.account ?? null;
+  }
+
+  /** One request's turn, run again when the store ended its transaction before the commit. */
+  async function runRequest<T>(work: (turn: Turn) => Promise<T>, scope: TxScope): Promise<T> {
+    for (let run = 1; ; run++) {
       try {
-        hold = await persistence.prepare(needsOf(req));
+        return await turns.run(work, scope);
       } catch (error) {
-        const response = storeFailure(
-          error,
-          "the mock could not read this request's account from its store; nothing was changed: send it again",
-        );
-        return { response, again: error instanceof RunAgainError };
+        if (!(error instanceof StoreUnavailableError) || !error.runAgain || run >= RUNS_PER_REQUEST)
+          throw error;
       }
-    }
-    try {
-      const work = () => answerSaved(req, persistence, hold);
-      return await (hold.run === undefined ? work() : hold.run(work));
-    } finally {
-      hold.release();
     }
   }
 
-  /** The answer to a store's failure: its own error when it says what happened, else 503 with `message`. */
-  function storeFailure(error: unknown, message: string): EngineResponse {
-    if (error instanceof ApiError) return errorResponse(error);
-    onError?.(error);
+  function failure(req: EngineRequest, error: unknown): EngineResponse {
+    if (error instanceof ApiError) return withChallenge(req, errorResponse(error));
+    if (error instanceof StoreUnavailableError) {
+      onError(error);
+      return errorResponse(
+        new ApiError("INTERNAL_ERROR", error.message, { status: 503, headers: { "retry-after": "1" } }),
+      );
+    }
+    onError(error);
     return errorResponse(
-      new ApiError("INTERNAL_ERROR", message, { status: 503, headers: { "retry-after": "1" } }),
+      new ApiError("INTERNAL_ERROR", "the mock failed unexpectedly; this is a bug in @paykit/mock-server"),
     );
   }
 
-  /** The accounts a request needs in memory: its caller's, and those its route names. */
-  function needsOf(req: EngineRequest): AccountNeeds {
-    const key = basicPublicKey(req.header("authorization"));
-    let needs: AccountNeeds = {};
-    try {
-      const { route, params } = router.match(req.method === "HEAD" ? "GET" : req.method, req.path);
-      if (route.needs !== undefined) needs = route.needs({ req, params }, isAdmin(req));
-    } catch {
-      // no such route: the request is answered 404 (or 405) from what is in memory
-    }
-    return key === undefined ? needs : { ...needs, publicKeys: [...(needs.publicKeys ?? []), key] };
-  }
-
-  /** Whether a request may make calls about every account: the admin token, or none is set. */
-  function isAdmin(req: EngineRequest): boolean {
-    const token = options.adminToken;
-    if (token === undefined) return true;
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(req.header("authorization") ?? "");
-    return match?.[1] !== undefined && constantTimeEqual(match[1], token);
-  }
-
-  async function answerSaved(
-    req: EngineRequest,
-    persistence: StatePersistence,
-    hold: RequestHold,
-  ): Promise<{ response: EngineResponse; again: boolean }> {
-    const reloads = persistence.reloads;
-    const response =
-      req.method === "HEAD" ? withoutBody(await answer({ ...req, method: "GET" })) : await answer(req);
-    try {
-      await (hold.saved === undefined ? persistence.saved() : hold.saved());
-      // answered from a state that a failed save made the store read back meanwhile
-      if (persistence.reloads !== reloads) throw changesNotStored("no");
-    } catch (error) {
-      // the store's own 503 says whether the changes are stored
-      const failed = storeFailure(
-        error,
-        "the mock's store failed while saving this request's changes: they may or may not be stored",
-      );
-      return { response: failed, again: error instanceof RunAgainError };
-    }
-    return { response, again: false };
-  }
-
-  async function answer(req: EngineRequest): Promise<EngineResponse> {
-    try {
-      // Work due on the clock runs before the request sees the state: the caller's account's for the
-      // merchant API (accounts do not affect each other), every account's for the control API and pages.
-      if (req.path.startsWith("/_mock/")) state.runDue();
-      else {
-        const caller = state.authenticator.accountIdOf(req.header("authorization"));
-        if (caller !== null) {
-          state.runDue(caller);
-          state.touch(caller);
-        }
-      }
-      if (req.body !== null && bodyBytes(req.body) > MAX_BODY_BYTES) throw tooLarge();
-      let drop = false;
-      let delayMs = 0;
-      if (!req.path.startsWith("/_mock/")) {
-        const fault = state.faults.take(req.method, req.path, () =>
-          state.authenticator.accountIdOf(req.header("authorization")),
-        );
-        if (fault) {
-          // with a store that locks per request, the wait comes after its transaction (see delayMs)
-          if (fault.latencyMs > 0 && persistence?.locksAccounts) delayMs = fault.latencyMs;
-          else if (fault.latencyMs > 0) await sleep(fault.latencyMs);
-          if (fault.error) throw fault.error;
-          drop = fault.drop;
-        }
-      }
-      const { route, params } = router.match(req.method, req.path);
-      if (route.kind === "api" && state.rateLimiter.active) {
-        // Per authenticated account; requests without valid credentials share one bucket per client.
-        const accountId = state.authenticator.accountIdOf(req.header("authorization"));
-        state.rateLimiter.check(accountId ?? `client:${req.remoteAddress ?? "unknown"}`, Date.now());
-      }
-      let caller: string | undefined;
-      if (route.kind === "control") {
-        guardControlCall(req);
-        const access = route.access?.({ req, params }) ?? "global";
-        if (sharedToken !== undefined) {
-          caller = authorizeSharedControlCall(state, req, access, sharedToken);
-        } else if (access === "caller") {
-          // `GET /_mock/account`: an account's own keys read their account on any mock, a token-guarded
-          // one too (what they read, the merchant API with the same keys nearly shows)
-          caller = state.authenticator.accountIdOf(req.header("authorization")) ?? undefined;
-          if (caller === undefined && state.adminToken !== undefined) checkAdminToken(req, state.adminToken);
-        } else if (state.adminToken !== undefined) checkAdminToken(req, state.adminToken);
-        // a control call about an account is a use of it too (retention counts from the last use)
-        if (caller !== undefined) state.touch(caller);
-        if (params.id !== undefined && route.path.startsWith("/_mock/accounts/:id")) state.touch(params.id);
-      }
-      // Most handlers answer at once: awaiting only a promise saves a microtask turn per request.
-      const handled = route.handle(caller === undefined ? { req, params } : { req, params, caller });
-      const response = handled instanceof Promise ? await handled : handled;
-      if (drop) response.drop = true;
-      if (delayMs > 0) response.delayMs = delayMs;
-      return response;
-    } catch (error) {
-      if (error instanceof ApiError) return withChallenge(req, errorResponse(error));
-      onError?.(error);
-      return errorResponse(
-        new ApiError("INTERNAL_ERROR", "the mock failed unexpectedly; this is a bug in @paykit/mock-server"),
-      );
-    }
+  /** A control call of the in-process control: one turn, then what it waits for. */
+  async function runCall<W>(
+    call: ControlCall<never, W, unknown>,
+    input: ControlInput<unknown, unknown>,
+  ): Promise<W> {
+    await ready;
+    const answer = await runRequest((turn) => {
+      // a control call about an account is a use of it (retention counts from the last use)
+      if (input.id !== "" && call.path.startsWith("/accounts/:id")) turn.tx.touchAccount(input.id);
+      return call.run(new ControlOperations(turn, context), input as never);
+    }, { write: call.method !== "GET" });
+    return answer instanceof AfterCommit ? answer.wait() : answer;
   }
 
   return {
     handle: (request, base) => handleWebRequest(request, dispatch, base),
     dispatch,
-    control: directControl(ops, persistence),
-    get account() {
-      return state.keysOf(state.defaultAccount);
-    },
+    control: directControl(runCall),
+    account,
+    ready,
     close() {
       stopRetention();
-      state.close();
+      worker.close();
     },
   };
 }

@@ -22,11 +22,6 @@ export interface EngineRequest {
   base: string;
   /** A request header by its lower-case name. */
   header(name: string): string | undefined;
-  /**
-   * Every header as the transport read them (node:http's lower-case map), for a mock process that
-   * forwards the request to the one leading a shared store; absent on other transports.
-   */
-  headers?: Readonly<Record<string, string | string[] | undefined>>;
   /** The body as text; `null` when the request had none. */
   body: string | null;
   /** The client's network address when the transport knows it (node:http); keys the rate limit. */
@@ -43,11 +38,6 @@ export interface EngineResponse {
   body: string | Uint8Array | null;
   /** A `dropResponse` fault matched: the transport cuts the connection instead of answering. */
   drop?: boolean;
-  /**
-   * Wait this long (a latency fault) before the answer leaves, after the request's transaction ended:
-   * a store that locks accounts per request must not hold their locks through the wait.
-   */
-  delayMs?: number;
 }
 
 const JSON_TYPE = "application/json; charset=utf-8";

@@ -6,7 +6,6 @@ import { ChallengeBody } from "../domain/control-params.js";
 import { ApiError, invalidData } from "../domain/errors.js";
 import { bankAuthorization, decideAtBank } from "../domain/open-finance.js";
 import { orderOf } from "../domain/records.js";
-import type { MockState } from "../domain/state.js";
 import { type ClosedChallenge, closedChallenge, decideChallenge } from "../domain/three-ds.js";
 import { boletoPdf } from "../pages/boleto-pdf.js";
 import { challengePage, closedChallengePage } from "../pages/challenge-page.js";
@@ -14,7 +13,6 @@ import { renderDashboardPage } from "../pages/dashboard.js";
 import { openFinanceDonePage, openFinancePage } from "../pages/open-finance-page.js";
 import { threeDSScript } from "../pages/three-ds-script.js";
 import { apiBody, checked, documentRoute } from "./bodies.js";
-import { textInBody } from "./control-access.js";
 import { type EngineRequest, isJsonContentType, json, parseJsonBody } from "./messages.js";
 import { isCrossOrigin } from "./origin-guard.js";
 import type { Route } from "./router.js";
@@ -33,7 +31,7 @@ function refuseCrossOrigin(req: EngineRequest): void {
 }
 
 /** The pages' routes. */
-export function pageRoutes(state: MockState): Route[] {
+export function pageRoutes(): Route[] {
   return [
     // The service's OpenAPI document (docs/openapi.json), open like the pages; built on first use.
     documentRoute("/openapi.json", () => buildOpenApiDocument()),
@@ -53,10 +51,10 @@ export function pageRoutes(state: MockState): Route[] {
       method: "GET",
       path: "/_mock/boleto/:file",
       kind: "page",
-      needs: ({ params }) => ({ payinIds: [params.file!.replace(/\.pdf$/, "")] }),
-      handle: ({ params }) => {
+      writes: false,
+      handle: async ({ params, turn }) => {
         const id = params.file!.replace(/\.pdf$/, "");
-        const payin = state.payins.get(id);
+        const payin = await turn.tx.payin(id);
         if (!payin || payin.boletoBarcode === null)
           throw new ApiError("NOT_FOUND", `no boleto ${params.file}`);
         const { customer } = orderOf(payin);
@@ -81,9 +79,8 @@ export function pageRoutes(state: MockState): Route[] {
       method: "GET",
       path: "/_mock/open-finance/:id",
       kind: "page",
-      needs: ({ params }) => ({ payinIds: [params.id!] }),
-      handle: ({ req, params }) => {
-        const { payin, token } = bankAuthorization(state, params.id!);
+      handle: async ({ req, params, turn }) => {
+        const { payin, token } = await bankAuthorization(turn, params.id!);
         const { customer } = orderOf(payin);
         const html = openFinancePage({
           payinId: payin.id,
@@ -101,8 +98,7 @@ export function pageRoutes(state: MockState): Route[] {
       method: "POST",
       path: "/_mock/open-finance/:id",
       kind: "page",
-      needs: ({ params }) => ({ payinIds: [params.id!] }),
-      handle: ({ req, params }) => {
+      handle: async ({ req, params, turn }) => {
         refuseCrossOrigin(req);
         const type = req.header("content-type") ?? "";
         const form = isJsonContentType(type)
@@ -117,7 +113,7 @@ export function pageRoutes(state: MockState): Route[] {
         const sent = form.returnUrl ?? new URLSearchParams(req.query).get("returnUrl");
         if (sent != null && typeof sent !== "string") throw invalidData("returnUrl", "must be a string");
         const returnUrl = returnUrlOf(sent ?? null);
-        const payin = decideAtBank(state, params.id!, { token: form.token, decision: form.decision });
+        const payin = await decideAtBank(turn, params.id!, { token: form.token, decision: form.decision });
         return {
           status: 200,
           headers: { ...HTML, ...UNFRAMED },
@@ -144,8 +140,7 @@ export function pageRoutes(state: MockState): Route[] {
       method: "GET",
       path: "/_mock/acquirer/challenge",
       kind: "page",
-      needs: ({ req }) => ({ threeDSTransactionIds: [new URLSearchParams(req.query).get("tx") ?? ""] }),
-      handle: ({ req }) => {
+      handle: async ({ req, turn }) => {
         const query = new URLSearchParams(req.query);
         const tx = query.get("tx") ?? "";
         const parentOrigin = originOf(query.get("origin"));
@@ -156,7 +151,7 @@ export function pageRoutes(state: MockState): Route[] {
         }
         // A challenge that is not open any more is never shown again: the page says why and tells the
         // acquirer's script, so the checkout's flow rejects instead of waiting on a dead iframe.
-        const closed = closedChallenge(state, tx);
+        const closed = await closedChallenge(turn, tx);
         if (closed !== null) {
           return {
             status: CLOSED_STATUS[closed],
@@ -179,11 +174,10 @@ export function pageRoutes(state: MockState): Route[] {
       method: "POST",
       path: "/_mock/acquirer/challenge",
       kind: "page",
-      needs: ({ req }) => ({ threeDSTransactionIds: [textInBody(req.body, "tx") ?? ""] }),
-      handle: ({ req }) => {
+      handle: async ({ req, turn }) => {
         // Only the challenge page itself (the mock's origin, inside the checkout's iframe) decides.
         refuseCrossOrigin(req);
-        const { payin, outcome } = decideChallenge(state, checked(ChallengeBody, apiBody(req)));
+        const { payin, outcome } = await decideChallenge(turn, checked(ChallengeBody, apiBody(req)));
         return json(200, { outcome, status: payin.status });
       },
     },

@@ -1,5 +1,6 @@
+import type { AfterCommit } from "../domain/control.js";
 import { ApiError } from "../domain/errors.js";
-import type { AccountNeeds } from "../domain/persistence.js";
+import type { Turn } from "../domain/turn.js";
 import type { ControlAccess } from "./control-access.js";
 import type { EngineRequest, EngineResponse } from "./messages.js";
 
@@ -12,6 +13,8 @@ export interface RouteCall {
   params: Record<string, string>;
   /** On a shared sandbox, the account whose own keys authorized this control call (none: the admin token). */
   caller?: string;
+  /** The request's turn: its transaction of the store. */
+  turn: Turn;
 }
 
 /** One route of the mock. */
@@ -21,13 +24,13 @@ export interface Route {
   path: string;
   kind: RouteKind;
   /** Whom a control call concerns, for a shared sandbox's access rules (a control route without it is global). */
-  access?: (call: RouteCall) => ControlAccess;
-  /**
-   * The accounts the route needs in memory besides the caller's own (a store that reads accounts on
-   * use reads them first); `admin`: the caller may make calls about every account. None: only the caller's.
-   */
-  needs?: (call: RouteCall, admin: boolean) => AccountNeeds;
-  handle(call: RouteCall): EngineResponse | Promise<EngineResponse>;
+  access?: (call: RouteCall) => ControlAccess | Promise<ControlAccess>;
+  /** False for a route that changes nothing: its turn takes no lock. @default true */
+  writes?: false;
+  /** Answers the request in its turn, or once its turn committed (what it waits for after it). */
+  handle(
+    call: RouteCall,
+  ): EngineResponse | AfterCommit<EngineResponse> | Promise<EngineResponse | AfterCommit<EngineResponse>>;
 }
 
 interface Compiled {

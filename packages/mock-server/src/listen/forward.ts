@@ -3,7 +3,7 @@
 // answered, which the sandbox records as the attempt.
 import { WEBHOOK_TIMEOUT_MS } from "@paykit/contract";
 import type { ListenAck, ListenAttempt } from "../domain/listeners.js";
-import { describeFailure, drainBounded } from "../domain/outbox.js";
+import { describeFailure, drainBounded } from "../internal/receiver.js";
 
 /** How long the local receiver has to answer, in ms: as long as the sandbox gives a receiver. */
 export const FORWARD_TIMEOUT_MS = WEBHOOK_TIMEOUT_MS;

@@ -1,15 +1,16 @@
-// Opens the embedded store a mock is started with (`--data-dir`): PGlite in that directory, migrated at
-// start and held by one mock process at a time (a second one is refused with a message, never allowed
-// to write beside the first). PostgreSQL (`--store`) is shared by any number of processes: see
-// shared-store.ts.
+// Opens the store a mock keeps its sandbox in (docs/decisions/sandbox-store.md): this process's memory
+// (the default), PGlite in a data directory (`--data-dir`: held by one mock process at a time, a second
+// one is refused with a message, never allowed to write beside the first), or PostgreSQL (`--store`:
+// shared by any number of processes). The SQL stores are migrated at start.
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { StatePersistence } from "../domain/persistence.js";
-import type { AccountLoads } from "./account-loader.js";
-import { Persister } from "./persister.js";
-import { migrate } from "./sql/migrations.js";
-import { openPglite, type SqlDatabase } from "./sql/sql-client.js";
-import { SqlStateStore } from "./sql/state-store.js";
+import { SEED_PIX_KEYS } from "../domain/pix-directory.js";
+import type { SandboxStore } from "../domain/repository.js";
+import { pixKeyId } from "./memory/memory-state.js";
+import { MemoryStore } from "./memory/memory-store.js";
+import { MIGRATIONS, type Migration, migrate, SchemaTooNewError } from "./sql/migrations.js";
+import { openPglite, openPostgres, type SqlDatabase, shownUrl } from "./sql/sql-client.js";
+import { SqlStore } from "./sql/sql-store.js";
 
 /**
  * Where a mock keeps its state: `"memory"` (the default: nothing to set up, gone when the process
@@ -18,102 +19,94 @@ import { SqlStateStore } from "./sql/state-store.js";
  */
 export type MockStoreOption = "memory" | { dataDir: string } | { url: string };
 
-/** An embedded store, open and held by this process. */
-export interface DurableStore {
-  readonly kind: "embedded";
-  /** Where it is, for the start banner (a URL's password is never shown). */
-  readonly description: string;
-  /** What the engine is created with. */
-  readonly persistence: StatePersistence;
-  /** Batches committed so far. */
-  readonly batches: number;
-  /** Accounts read in on use, and taken out of memory again, so far. */
-  readonly accountLoads: AccountLoads;
-  /** Waits for the last save, releases the store and closes its database. Idempotent. */
-  close(): Promise<void>;
-}
-
-/** How a durable store reads accounts on use. */
-export interface StoreLoading {
-  /** The default account's fixed public key (`--default-keys`): that account is read at start. */
-  defaultPublicKey?: string;
-  /** Records idle accounts may hold in memory together (`--cache-records`). @default 100000 */
-  cacheRecords?: number;
-  /** Read every account whole, the default one at start included (a retention limit counts records in memory). */
-  wholeAccounts?: boolean;
-}
-
-/** How a durable store reads accounts on use, from an engine's options (its fixed default keys). */
-export function storeLoading(options: {
-  defaultAccount?: { publicKey?: string; secretKey?: string };
-  maxRecords?: number;
-}): StoreLoading {
-  const fixed = options.defaultAccount;
-  return {
-    ...(fixed?.publicKey && fixed.secretKey ? { defaultPublicKey: fixed.publicKey } : {}),
-    ...(options.maxRecords === undefined ? {} : { wholeAccounts: true }),
-  };
-}
-
 /** Another mock process holds the data directory. */
 export class StoreInUseError extends Error {
   override readonly name = "StoreInUseError";
 }
 
-/** Opens, locks, migrates and reads the embedded store of a data directory. */
-export async function openDurableStore(
-  option: { dataDir: string },
-  onError: (error: unknown) => void = () => {},
-  loading: StoreLoading = {},
-): Promise<DurableStore> {
-  const { defaultPublicKey, cacheRecords, wholeAccounts } = loading;
-  const dir = resolve(option.dataDir);
-  mkdirSync(dir, { recursive: true });
-  const unlock = lockDirectory(dir);
-  let db: SqlDatabase;
-  try {
-    db = await openPglite(join(dir, "pglite"));
-  } catch (error) {
-    unlock();
-    throw error;
+/** How a store is opened. */
+export interface OpenStoreOptions {
+  onError?: (error: unknown) => void;
+  now?: () => number;
+  /** Where an outage's lines go (a shared store). */
+  log?: (line: string) => void;
+  /** The migrations this process knows (tests play a newer mock with one more). @default MIGRATIONS */
+  migrations?: readonly Migration[];
+  /**
+   * How long PostgreSQL lets a transaction of this process sit idle before it ends the session (a
+   * process stopped mid-request holds its account's lock no longer). @default 2000
+   */
+  idleInTransactionMs?: number;
+  /** Transactions this process holds open at once. @default 16 */
+  connections?: number;
+}
+
+/** Opens the store of `option`: memory, a data directory, or a PostgreSQL URL. */
+export async function openSandboxStore(
+  option: MockStoreOption,
+  options: OpenStoreOptions = {},
+): Promise<SandboxStore> {
+  if (option === "memory") return new MemoryStore(options.now);
+  if ("dataDir" in option) {
+    const dir = resolve(option.dataDir);
+    mkdirSync(dir, { recursive: true });
+    const unlock = lockDirectory(dir);
+    let db: SqlDatabase;
+    try {
+      db = await openPglite(join(dir, "pglite"));
+    } catch (error) {
+      unlock();
+      throw error;
+    }
+    return sqlStore(db, { kind: "embedded", description: `PGlite in ${dir}`, onClose: unlock }, options);
   }
-  let persister: Persister;
+  const db = await openPostgres(option.url, {
+    max: options.connections ?? 16,
+    idleInTransactionMs: options.idleInTransactionMs ?? 2000,
+  });
   try {
-    await migrate(db);
-    const store = new SqlStateStore(db);
-    // one process holds the directory: after a failed save it reads the committed state back itself
-    // the sandbox and its default account now; every other account when a request needs it
-    const start = () => store.loadStart(defaultPublicKey, { records: wholeAccounts ? true : "active" });
-    persister = new Persister(store, await start(), onError, { reload: start }, store, {
-      source: store,
-      ...(cacheRecords === undefined ? {} : { cacheRecords }),
-    });
+    return await sqlStore(
+      db,
+      { kind: "shared", description: `PostgreSQL at ${shownUrl(option.url)}` },
+      options,
+    );
+  } catch (error) {
+    if (error instanceof SchemaTooNewError) throw error;
+    // where, and why; never the URL's password (the driver's message holds none)
+    throw new Error(
+      `could not connect to the PostgreSQL store at ${shownUrl(option.url)}: ${(error as Error)?.message ?? String(error)}`,
+      { cause: error },
+    );
+  }
+}
+
+async function sqlStore(
+  db: SqlDatabase,
+  base: { kind: "embedded" | "shared"; description: string; onClose?: () => void },
+  options: OpenStoreOptions,
+): Promise<SqlStore> {
+  try {
+    const migrations = options.migrations ?? MIGRATIONS;
+    await migrate(db, migrations);
+    // the seeded PIX keys are rows, so that a registration may replace one and a reset bring it back
+    for (const entry of SEED_PIX_KEYS)
+      await db.query(
+        `INSERT INTO paykit_pix_keys (account_id, key_id, seeded, entry) VALUES ('', $1, true, $2::jsonb)
+         ON CONFLICT (account_id, key_id) DO UPDATE SET entry = EXCLUDED.entry, seeded = true WHERE paykit_pix_keys.seeded`,
+        [pixKeyId(entry), JSON.stringify(entry)],
+      );
   } catch (error) {
     await db.close().catch(() => {});
-    unlock();
+    base.onClose?.();
     throw error;
   }
-  let closing: Promise<void> | undefined;
-  return {
-    kind: "embedded",
-    description: `PGlite in ${dir}`,
-    persistence: persister,
-    get batches() {
-      return persister.batches;
-    },
-    get accountLoads() {
-      return persister.accountLoads;
-    },
-    close() {
-      closing ??= (async () => {
-        await persister.saved().catch(() => {});
-        persister.stop();
-        await db.close();
-        unlock();
-      })();
-      return closing;
-    },
-  };
+  return new SqlStore(db, {
+    ...base,
+    knownVersion: Math.max(0, ...(options.migrations ?? MIGRATIONS).map((m) => m.version)),
+    ...(options.onError === undefined ? {} : { onError: options.onError }),
+    ...(options.now === undefined ? {} : { now: options.now }),
+    ...(options.log === undefined ? {} : { log: options.log }),
+  });
 }
 
 /**

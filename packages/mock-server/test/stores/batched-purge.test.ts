@@ -1,59 +1,83 @@
-// Resets, removals and --max-records on the SQL stores (issue 21). A reset or a removal commits at once
-// whatever the account's size (a new epoch, or removed_at: its old rows are gone for every reader),
-// and the rows are deleted afterwards a batch per transaction, so no other account's save waits behind
-// them. --max-records bounds the database like memory: dropped records and their deliveries are
-// deleted. On PGlite and Debian's PostgreSQL (a fresh database).
+// Resets, removals and --max-records on the SQL stores (docs/decisions/sandbox-store.md). A reset or a
+// removal commits at once whatever the account's size (a new epoch, or removed_at: its old rows are gone
+// for every reader), and the rows are deleted afterwards a batch per transaction, so no other account's
+// request waits behind them; several processes purging one account at once never deadlock.
+// --max-records bounds the database like memory: dropped records and their deliveries are deleted.
 import { beforeAll, describe, expect, it } from "vitest";
-import type { SavedSandbox } from "../../src/domain/saved.js";
-import { emptyBatch } from "../../src/stores/save-batch.js";
-import type { SqlDatabase } from "../../src/stores/sql/sql-client.js";
-import { type SaveBatch, SqlStateStore } from "../../src/stores/sql/state-store.js";
-import { databaseFor, TABLES, warmStore } from "../durable-harness.js";
+import { createEngine } from "../../src/http/engine.js";
+import { migrate } from "../../src/stores/sql/migrations.js";
+import { PURGE_BATCH } from "../../src/stores/sql/purge.js";
+import { openPostgres, type SqlDatabase } from "../../src/stores/sql/sql-client.js";
+import { SqlStore } from "../../src/stores/sql/sql-store.js";
+import { databaseFor, storeOn, warmStore } from "../durable-harness.js";
 import { apiOf, payoutBody, pixPayin, startHarness } from "../fixtures.js";
+import { newDatabase } from "./processes.js";
 
-const SANDBOX: SavedSandbox = {
-  clockOffsetMs: 0,
-  boletoSeq: 0,
-  defaultAccountId: "acct_default",
-  pixKeys: [],
+/** A record of a payin as the store keeps it, for rows written straight in SQL. */
+const PAYIN_RECORD = {
+  accountId: "",
+  externalId: "acq_seeded",
+  referenceId: "seeded",
+  paymentMethod: "BOLETO",
+  amount: 100,
+  orderJson: JSON.stringify({
+    customer: { name: "Maria", email: "maria@example.com", document: "12345678909", phone: "5511987654321" },
+    items: [{ title: "x", quantity: 1, unitPrice: 100 }],
+  }),
+  webhookUrl: null,
+  createdAt: 1_700_000_000_000,
+  status: "APPROVED",
+  netAmount: 99,
+  reservedAmount: 0,
+  reserveReleaseAt: null,
+  threeDS: null,
+  card: null,
+  pixKey: null,
+  boletoBarcode: "0",
+  boletoUrl: "http://mock.test/b.pdf",
+  openFinanceRedirectUrl: null,
+  pageToken: null,
+  installments: null,
+  transitions: null,
+  trace: null,
 };
 
-function batch(extra: Partial<SaveBatch>): SaveBatch {
-  return emptyBatch(SANDBOX, extra);
+/**
+ * `count` payins, payouts, deliveries and due items of an account, written straight in SQL in its
+ * current epoch (a big account, fast).
+ */
+async function seedRecords(db: SqlDatabase, accountId: string, count: number): Promise<void> {
+  const epoch = `(SELECT epoch FROM paykit_accounts WHERE id = $1)`;
+  await db.query(
+    `INSERT INTO paykit_payins (id, account_id, epoch, status, amount, record)
+     SELECT 'pi_' || $1 || '_' || i, $1, ${epoch}, 'APPROVED', 100,
+            $3::jsonb || jsonb_build_object('id', 'pi_' || $1 || '_' || i, 'accountId', $1::text)
+       FROM generate_series(1, $2::int) AS i`,
+    [accountId, count, JSON.stringify(PAYIN_RECORD)],
+  );
+  await db.query(
+    `INSERT INTO paykit_payouts (id, account_id, epoch, reference_id, status, amount, created_ms, record)
+     SELECT 'po_' || $1 || '_' || i, $1, ${epoch}, 'ref-' || i, 'COMPLETED', 500, i,
+            jsonb_build_object('id', 'po_' || $1 || '_' || i, 'accountId', $1::text, 'referenceId', 'ref-' || i,
+              'status', 'COMPLETED', 'amount', 500, 'createdAt', i, 'transitions', null)
+       FROM generate_series(1, $2::int) AS i`,
+    [accountId, count],
+  );
+  await db.query(
+    `INSERT INTO paykit_deliveries (id, account_id, epoch, resource_id, state, record)
+     SELECT 'wh_' || $1 || '_' || i, $1, ${epoch}, 'pi_' || $1 || '_' || i, 'delivered', '{}'
+       FROM generate_series(1, $2::int) AS i`,
+    [accountId, count],
+  );
+  await db.query(
+    `INSERT INTO paykit_due (kind, resource_id, account_id, epoch, clock, at_ms, due_ms)
+     SELECT 'payin.expire', 'pi_' || $1 || '_' || i, $1, ${epoch}, 'account', 4000000000000, 4000000000000
+       FROM generate_series(1, $2::int) AS i`,
+    [accountId, count],
+  );
 }
 
-/** An account row with `count` payins, payouts and deliveries, written straight in SQL (a big account, fast). */
-async function seedAccount(db: SqlDatabase, id: string, count: number): Promise<void> {
-  await db.query(
-    `INSERT INTO paykit_accounts (id, public_key, settings, created_at)
-     VALUES ($1, 'pk_test_' || $1, jsonb_build_object('id', $1::text), now())`,
-    [id],
-  );
-  await db.query("INSERT INTO paykit_balances (account_id, available) VALUES ($1, 1000)", [id]);
-  for (const [table, extra] of [
-    ["paykit_payins", "payment_method, "],
-    ["paykit_payouts", ""],
-  ] as const) {
-    await db.query(
-      `INSERT INTO ${table} (id, account_id, reference_id, ${extra}status, amount, created_at, updated_at, record)
-       SELECT $1 || '_${table}_' || i, $1, 'ref-' || i, ${extra ? "'PIX', " : ""}'APPROVED', 100, now(), now(),
-              jsonb_build_object('id', $1 || '_${table}_' || i)
-         FROM generate_series(1, $2::int) AS i`,
-      [id, count],
-    );
-  }
-  await db.query(
-    `INSERT INTO paykit_deliveries (id, webhook_id, account_id, resource, resource_id, status, url, state, payload, created_at)
-     SELECT $1 || '_wh_' || i, 'msg_' || i, $1, 'payin', 'pi_' || i, 'APPROVED', 'http://127.0.0.1:9/', 'delivered', '{}', now()
-       FROM generate_series(1, $2::int) AS i`,
-    [id, count],
-  );
-  await db.query(
-    `INSERT INTO paykit_delivery_attempts (delivery_id, n, at, status_code)
-     SELECT $1 || '_wh_' || i, 0, now(), 200 FROM generate_series(1, $2::int) AS i`,
-    [id, count],
-  );
-}
+const RECORD_TABLES = ["paykit_payins", "paykit_payouts", "paykit_deliveries", "paykit_due"];
 
 async function rows(db: SqlDatabase, table: string, accountId: string): Promise<number> {
   const column = table === "paykit_accounts" ? "id" : "account_id";
@@ -64,104 +88,89 @@ async function rows(db: SqlDatabase, table: string, accountId: string): Promise<
   return rows[0]?.n ?? 0;
 }
 
-/** Runs the purge a step at a time, answering each step's count. */
-async function purgeSteps(store: SqlStateStore, size: number): Promise<number[]> {
-  const steps: number[] = [];
-  for (;;) {
-    const n = await store.purgeStep(size);
-    if (n === 0) return steps;
-    steps.push(n);
-  }
+/** An engine on an emptied store of `kind`, with two accounts: the control calls run as over HTTP. */
+async function engineOn(kind: "pglite" | "postgres") {
+  // the test purges a batch at a time itself
+  const store = await storeOn(kind, undefined, { purgeAfterCommit: false });
+  const engine = createEngine({ autoAdvance: false, sandboxStore: store });
+  await engine.ready;
+  return {
+    store,
+    engine,
+    db: await databaseFor(kind),
+    close: async () => {
+      engine.close();
+      await store.close();
+    },
+  };
+}
+
+/** Purges until nothing is left, answering the number of batches. */
+async function purgeAll(store: SqlStore): Promise<number> {
+  let batches = 0;
+  while (await store.purge()) batches += 1;
+  return batches;
 }
 
 describe.each(["pglite", "postgres"] as const)("batched purges on %s", (kind) => {
   beforeAll(() => warmStore(kind), 120_000);
 
   it("a reset hides the old rows at once, a new payout may reuse a referenceId, and the rows go a batch at a time", async () => {
-    const db = await databaseFor(kind);
-    await db.exec(`TRUNCATE ${TABLES.join(", ")}`);
-    const store = new SqlStateStore(db);
-    await seedAccount(db, "acct_big", 2_500);
-    await seedAccount(db, "acct_other", 10);
-    await store.write(batch({ resetAccounts: ["acct_big"] }));
+    const { store, engine, db, close } = await engineOn(kind);
+    try {
+      const big = await engine.control.createAccount({ balance: 100_000 });
+      const other = await engine.control.createAccount({ balance: 100_000 });
+      await seedRecords(db, big.accountId, 2_500);
+      await seedRecords(db, other.accountId, 10);
+      await engine.control.resetAccount(big.accountId);
+      // hidden from every reader at the reset's commit
+      expect(await engine.control.payins(big.accountId)).toEqual([]);
+      expect(await engine.control.payins(other.accountId)).toHaveLength(10);
+      // the account's next epoch may use a referenceId of the old one
+      const res = await engine.handle(
+        new Request("http://mock.test/payout", {
+          method: "POST",
+          headers: {
+            authorization: `Basic ${btoa(`${big.publicKey}:${big.secretKey}`)}`,
+            "content-type": "application/json",
+          },
+          body: JSON.stringify(payoutBody({ referenceId: "ref-1", amount: 500 })),
+        }),
+      );
+      expect(res.status).toBe(201);
 
-    // hidden from every reader at the reset's commit, still on disk
-    const loaded = await store.load();
-    expect(loaded?.payins.filter((p) => p.id.startsWith("acct_big"))).toEqual([]);
-    expect(loaded?.payins.filter((p) => p.id.startsWith("acct_other"))).toHaveLength(10);
-    expect(await rows(db, "paykit_payouts", "acct_big")).toBe(2_500);
-    // the account's next epoch may use a referenceId of the old one (its old row is not purged yet)
-    await db.query(
-      `INSERT INTO paykit_payouts (id, account_id, epoch, reference_id, status, amount, created_at, updated_at, record)
-       VALUES ('po_new', 'acct_big', 1, 'ref-1', 'PENDING', 100, now(), now(), '{"id":"po_new"}')`,
-    );
-
-    const steps = await purgeSteps(store, 1_000);
-    expect(Math.max(...steps)).toBeLessThanOrEqual(1_000);
-    // 2,500 rows in each of three tables, a thousand at most per transaction, then the mark
-    expect(steps.length).toBeGreaterThanOrEqual(9);
-    for (const table of ["paykit_payins", "paykit_deliveries"])
-      expect(await rows(db, table, "acct_big")).toBe(0);
-    expect(await rows(db, "paykit_payouts", "acct_big")).toBe(1);
-    const { rows: attempts } = await db.query<{ n: number }>(
-      "SELECT count(*)::int AS n FROM paykit_delivery_attempts WHERE delivery_id LIKE 'acct_big%'",
-    );
-    expect(attempts[0]?.n).toBe(0);
-    // the account, its balance and the other account are untouched
-    expect(await rows(db, "paykit_accounts", "acct_big")).toBe(1);
-    expect(await rows(db, "paykit_balances", "acct_big")).toBe(1);
-    expect(await rows(db, "paykit_payins", "acct_other")).toBe(10);
-    expect(await purgeSteps(store, 1_000)).toEqual([]);
-  }, 120_000);
-
-  it("a removal hides the account at once and its rows go a batch at a time, the account row last", async () => {
-    const db = await databaseFor(kind);
-    await db.exec(`TRUNCATE ${TABLES.join(", ")}`);
-    const store = new SqlStateStore(db);
-    await seedAccount(db, "acct_gone", 1_500);
-    await seedAccount(db, "acct_kept", 10);
-    await store.write(batch({ removedAccounts: ["acct_gone"] }));
-    const loaded = await store.load();
-    expect(loaded?.accounts.map((a) => a.id)).toEqual(["acct_kept"]);
-    expect(loaded?.deliveries.every((d) => d.accountId === "acct_kept")).toBe(true);
-    // its public key is free at once
-    await db.query(
-      `INSERT INTO paykit_accounts (id, public_key, settings, created_at)
-       VALUES ('acct_new', 'pk_test_acct_gone', '{}', now())`,
-    );
-
-    const steps = await purgeSteps(store, 500);
-    expect(Math.max(...steps)).toBeLessThanOrEqual(500);
-    for (const table of [
-      "paykit_accounts",
-      "paykit_balances",
-      "paykit_payins",
-      "paykit_payouts",
-      "paykit_deliveries",
-    ])
-      expect(await rows(db, table, "acct_gone"), table).toBe(0);
-    expect(await rows(db, "paykit_payins", "acct_kept")).toBe(10);
+      const batches = await purgeAll(store);
+      // 2,500 rows in each of four tables, a thousand at most per table and transaction
+      expect(batches).toBeGreaterThanOrEqual(Math.ceil(2_500 / PURGE_BATCH));
+      for (const table of RECORD_TABLES)
+        expect(await rows(db, table, big.accountId), table).toBe(table === "paykit_payouts" ? 1 : 0);
+      expect(await rows(db, "paykit_accounts", big.accountId)).toBe(1);
+      expect(await rows(db, "paykit_payins", other.accountId)).toBe(10);
+      expect(await store.purge()).toBe(false);
+    } finally {
+      await close();
+    }
   }, 120_000);
 
   it("a reset of the whole sandbox keeps the default account's row, hides the rest at once and purges it in batches", async () => {
-    const db = await databaseFor(kind);
-    await db.exec(`TRUNCATE ${TABLES.join(", ")}`);
-    const store = new SqlStateStore(db);
-    await seedAccount(db, SANDBOX.defaultAccountId, 1_200);
-    await seedAccount(db, "acct_team", 1_200);
-    await store.write(batch({ everything: true }));
-    const loaded = await store.load();
-    expect(loaded?.accounts.map((a) => a.id)).toEqual([SANDBOX.defaultAccountId]);
-    expect([loaded?.payins.length, loaded?.payouts.length, loaded?.deliveries.length]).toEqual([0, 0, 0]);
-
-    const steps = await purgeSteps(store, 1_000);
-    expect(Math.max(...steps)).toBeLessThanOrEqual(1_000);
-    for (const table of ["paykit_payins", "paykit_payouts", "paykit_deliveries"]) {
-      expect(await rows(db, table, SANDBOX.defaultAccountId), table).toBe(0);
-      expect(await rows(db, table, "acct_team"), table).toBe(0);
+    const { store, engine, db, close } = await engineOn(kind);
+    try {
+      const team = await engine.control.createAccount({ balance: 100_000 });
+      await seedRecords(db, engine.account.accountId, 1_200);
+      await seedRecords(db, team.accountId, 1_200);
+      await engine.control.reset();
+      expect((await engine.control.accounts()).map((a) => a.accountId)).toEqual([engine.account.accountId]);
+      expect(await engine.control.payins()).toEqual([]);
+      await purgeAll(store);
+      for (const table of RECORD_TABLES) {
+        expect(await rows(db, table, engine.account.accountId), table).toBe(0);
+        expect(await rows(db, table, team.accountId), table).toBe(0);
+      }
+      expect(await rows(db, "paykit_accounts", team.accountId)).toBe(0);
+      expect(await rows(db, "paykit_accounts", engine.account.accountId)).toBe(1);
+    } finally {
+      await close();
     }
-    expect(await rows(db, "paykit_accounts", "acct_team")).toBe(0);
-    expect(await rows(db, "paykit_accounts", SANDBOX.defaultAccountId)).toBe(1);
   }, 120_000);
 
   it("--max-records bounds the database: dropped payins, COMPLETED payouts and their deliveries are deleted", async () => {
@@ -202,4 +211,49 @@ describe.each(["pglite", "postgres"] as const)("batched purges on %s", (kind) =>
       await h.close();
     }
   }, 120_000);
+});
+
+describe("three processes purging one reset account on PostgreSQL", () => {
+  it("never deadlock: every batch commits, nobody reports an error, and every hidden row goes", async () => {
+    const url = await newDatabase("purge3");
+    const setup = await openPostgres(url, { max: 2 });
+    await migrate(setup);
+    const errors: unknown[] = [];
+    const stores = await Promise.all(
+      [0, 1, 2].map(
+        async () =>
+          new SqlStore(await openPostgres(url, { max: 2 }), {
+            kind: "shared",
+            description: "purge",
+            onError: (error) => errors.push(error),
+            log: (line) => errors.push(line),
+          }),
+      ),
+    );
+    try {
+      const engine = createEngine({ autoAdvance: false, sandboxStore: stores[0]! });
+      await engine.ready;
+      const big = await engine.control.createAccount({ balance: 100_000 });
+      await seedRecords(setup, big.accountId, 6_000);
+      await engine.control.resetAccount(big.accountId);
+      engine.close();
+      // the three purge the same account at once, each a batch at a time
+      const failures: unknown[] = [];
+      await Promise.all(
+        stores.map(async (store) => {
+          try {
+            for (let i = 0; i < 200 && (await store.purge()); i++) {}
+          } catch (error) {
+            failures.push(error);
+          }
+        }),
+      );
+      expect(failures).toEqual([]);
+      expect(errors).toEqual([]);
+      for (const table of RECORD_TABLES) expect(await rows(setup, table, big.accountId), table).toBe(0);
+    } finally {
+      for (const store of stores) await store.close();
+      await setup.close();
+    }
+  }, 180_000);
 });

@@ -159,7 +159,10 @@ it("a database restart under load leaves no webhook for an unsaved change and no
       status: string;
       state: string;
       payload: string;
-    }>("SELECT webhook_id, resource_id, status, state, payload FROM paykit_deliveries");
+    }>(
+      `SELECT record->>'webhookId' AS webhook_id, resource_id, record->>'status' AS status, state,
+              record->>'payload' AS payload FROM paykit_deliveries`,
+    );
     const savedDelivery = new Map(deliveries.map((d) => [d.webhook_id, d]));
 
     const bodiesOf = new Map<string, Set<string>>();

@@ -130,7 +130,7 @@ async function expectEachRunOnce(url: string, tally: Tally, label: string, gaps:
   const db = await openPostgres(url, { max: 1 });
   try {
     const { rows } = await db.query<{ id: string; reference_id: string; status: string }>(
-      `SELECT p.id, p.reference_id, p.status FROM paykit_payins p
+      `SELECT p.id, p.record->>'referenceId' AS reference_id, p.status FROM paykit_payins p
          JOIN paykit_accounts a ON a.id = p.account_id WHERE a.public_key = $1`,
       [KEYS.publicKey],
     );
@@ -139,7 +139,7 @@ async function expectEachRunOnce(url: string, tally: Tally, label: string, gaps:
       expect(byId.get(id)?.reference_id, `payin ${id} answered 201`).toBe(referenceId);
     }
     const twice = await db.query(
-      `SELECT reference_id, count(*)::int AS n FROM paykit_payins GROUP BY 1 HAVING count(*) > 1`,
+      `SELECT record->>'referenceId' AS reference_id, count(*)::int AS n FROM paykit_payins GROUP BY 1 HAVING count(*) > 1`,
     );
     expect(twice.rows, "a referenceId stored twice: a POST /payin ran twice").toEqual([]);
     for (const id of tally.paid) expect(byId.get(id)?.status, `payin ${id} answered paid`).toBe("APPROVED");

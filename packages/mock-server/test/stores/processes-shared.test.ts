@@ -176,9 +176,9 @@ describe("paykit-mock processes sharing one PostgreSQL store", () => {
       );
       expect(twice.rows).toEqual([]);
       const { rows } = await db.query<{ available: string; debited: string }>(
-        `SELECT b.available::text, (SELECT sum(amount) FROM paykit_payouts p WHERE p.account_id = b.account_id)::text AS debited
-           FROM paykit_balances b JOIN paykit_accounts a ON a.id = b.account_id
-          WHERE a.public_key = $1`,
+        `SELECT (a.opening_balance + a.approved_net - a.reserved - a.debited)::text AS available,
+                (SELECT sum(amount) FROM paykit_payouts p WHERE p.account_id = a.id)::text AS debited
+           FROM paykit_accounts a WHERE a.public_key = $1`,
         [KEYS.publicKey],
       );
       expect(Number(rows[0]?.debited)).toBe(created.length * 3_000);

@@ -13,7 +13,7 @@ import { spawnGroup } from "../../../../scripts/processes.mjs";
 import { sharedPgliteTemplate, sharedPostgresUrl } from "../../../../tests/support/services.js";
 import { createEngine, type MockEngine } from "../../src/http/engine.js";
 import { createMockServer, type MockServer } from "../../src/index.js";
-import { openSharedStore, type SharedStoreOptions } from "../../src/stores/shared-store.js";
+import { type OpenStoreOptions, openSandboxStore } from "../../src/stores/open-store.js";
 import { openPostgres } from "../../src/stores/sql/sql-client.js";
 import { mockCli } from "../cli-bundle.js";
 import { basic, payoutBody, pixPayin } from "../fixtures.js";
@@ -100,7 +100,16 @@ export async function twoMockServers(
   servers: MockServer[],
 ): Promise<{ a: MockServer; b: MockServer; url: string }> {
   const url = await newDatabase(prefix);
-  const options = { adminToken: ADMIN_TOKEN, autoAdvance: false, store: { url } } as const;
+  // a store keeps secret keys as hashes: both processes are given the default account's keys
+  const options = {
+    adminToken: ADMIN_TOKEN,
+    autoAdvance: false,
+    store: { url },
+    defaultAccount: {
+      publicKey: "pk_test_twoprocesses000001",
+      secretKey: "sk_test_twoprocesses0000000000000001",
+    },
+  } as const;
   const a = await createMockServer(options);
   servers.push(a);
   const b = await createMockServer(options);
@@ -115,10 +124,11 @@ const engines: { engine: MockEngine; close(): Promise<void> }[] = [];
  * A mock engine of this test process on the shared sandbox at `url` (the admin token, no automatic
  * payout steps), answering `Request`s in process; closed by {@link closeSharedEngines}.
  */
-export async function sharedEngine(url: string, options: SharedStoreOptions = {}) {
+export async function sharedEngine(url: string, options: OpenStoreOptions = {}) {
   const engineOptions = { adminToken: ADMIN_TOKEN, sharedSandbox: true, autoAdvance: false };
-  const store = await openSharedStore(url, engineOptions, options);
-  const engine = createEngine({ ...engineOptions, persistence: store });
+  const store = await openSandboxStore({ url }, options);
+  const engine = createEngine({ ...engineOptions, sandboxStore: store });
+  await engine.ready;
   const opened = {
     engine,
     store,

@@ -66,7 +66,9 @@ describe.each(Object.keys(STORES) as (keyof typeof STORES)[])("a mock on %s, sto
     // the automatic payout may already have moved on when a busy machine takes a few seconds to start).
     mock = await createMockServer(options);
     try {
-      expect(mock.account).toEqual(keys);
+      // a store keeps the secret key as a hash: a process that did not make the account cannot show it
+      // again (docs/decisions/secret-keys-hashed.md); the keys still open it
+      expect(mock.account).toEqual({ ...keys, secretKey: "" });
       expect(await mock.control.getAccount(keys.accountId)).toEqual(before.account);
       expect(await mock.control.getAccount(other.accountId)).toEqual(before.other);
       expect(
@@ -136,7 +138,7 @@ describe.each(Object.keys(STORES) as (keyof typeof STORES)[])("a mock on %s, sto
       await expect(createMockServer(options)).rejects.toBeInstanceOf(StoreInUseError);
       await first.close();
       const second = await createMockServer(options);
-      expect(second.account).toEqual(first.account);
+      expect(second.account).toEqual({ ...first.account, secretKey: "" });
       await second.close();
     },
     120_000,

@@ -39,29 +39,15 @@ async function storeOf(kind: Kind): Promise<{ options: MockServerOptions; open?:
 
 type SqlDb = SqlQueryable & { close(): Promise<void> };
 
-/** Every row an account owns, table by table (attempts through the account's deliveries). */
+/** Every row an account owns, table by table (its PIX keys registered for it alone among them). */
 async function rowsOf(db: SqlQueryable, accountId: string): Promise<Record<string, number>> {
   const count = async (sql: string) =>
     Number((await db.query<{ n: number }>(sql, [accountId])).rows[0]?.n ?? 0);
   const rows: Record<string, number> = {
     paykit_accounts: await count("SELECT count(*)::int AS n FROM paykit_accounts WHERE id = $1"),
-    paykit_delivery_attempts: await count(
-      `SELECT count(*)::int AS n FROM paykit_delivery_attempts a
-         JOIN paykit_deliveries d ON d.id = a.delivery_id WHERE d.account_id = $1`,
-    ),
-    pix_keys: await count(
-      "SELECT count(*)::int AS n FROM paykit_sandbox WHERE key = 'state' AND value::text LIKE '%' || $1 || '%'",
-    ),
+    pix_keys: await count("SELECT count(*)::int AS n FROM paykit_pix_keys WHERE account_id = $1"),
   };
-  for (const table of [
-    "paykit_balances",
-    "paykit_payins",
-    "paykit_payouts",
-    "paykit_deliveries",
-    "paykit_ledger",
-    "paykit_faults",
-    "paykit_scheduled",
-  ])
+  for (const table of ["paykit_payins", "paykit_payouts", "paykit_deliveries", "paykit_due", "paykit_faults"])
     rows[table] = await count(`SELECT count(*)::int AS n FROM ${table} WHERE account_id = $1`);
   return rows;
 }
@@ -124,10 +110,9 @@ describe.each<Kind>(["memory", "pglite", "postgres"])("retention by last use on 
       const db = await store.open!();
       cleanups.push(() => db.close());
       before = await rowsOf(db, unused.keys.accountId);
-      for (const table of ["paykit_accounts", "paykit_balances", "paykit_payins", "paykit_payouts"])
+      for (const table of ["paykit_accounts", "paykit_payins", "paykit_payouts"])
         expect(before[table], table).toBeGreaterThan(0);
       expect(before.paykit_deliveries).toBeGreaterThan(0);
-      expect(before.paykit_delivery_attempts).toBeGreaterThan(0);
       expect(before.pix_keys).toBe(1);
     }
     const used = await seed("used");

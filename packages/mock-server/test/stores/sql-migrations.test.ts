@@ -58,16 +58,14 @@ describe.each(Object.keys(ENGINES))("schema migrations on %s", (engine) => {
       expect(await migrate(db)).toEqual({ from: 0, to: SCHEMA_VERSION });
       expect(await tables(db)).toEqual([
         "paykit_accounts",
-        "paykit_balances",
         "paykit_deliveries",
-        "paykit_delivery_attempts",
+        "paykit_due",
         "paykit_faults",
-        "paykit_ledger",
         "paykit_listeners",
         "paykit_payins",
         "paykit_payouts",
+        "paykit_pix_keys",
         "paykit_sandbox",
-        "paykit_scheduled",
         "paykit_schema_migrations",
       ]);
       expect(await migrate(db)).toEqual({ from: SCHEMA_VERSION, to: SCHEMA_VERSION });
@@ -119,23 +117,29 @@ describe.each(Object.keys(ENGINES))("schema migrations on %s", (engine) => {
     try {
       await migrate(db);
       await db.query(
-        "INSERT INTO paykit_accounts (id, public_key, settings, created_at) VALUES ('acct_a', 'pk_test_a', '{}', now()), ('acct_b', 'pk_test_b', '{}', now())",
+        `INSERT INTO paykit_accounts (id, public_key, secret_key_hash, settings, opening_balance)
+         VALUES ('acct_a', 'pk_test_a', 'h', '{}', 50), ('acct_b', 'pk_test_b', 'h', '{}', 50)`,
       );
-      const payout = (id: string, account: string, ref: string) =>
+      const payout = (id: string, account: string, ref: string, epoch = 0) =>
         db.query(
-          "INSERT INTO paykit_payouts (id, account_id, reference_id, status, amount, created_at, updated_at, record) VALUES ($1, $2, $3, 'PENDING', 100, now(), now(), '{}')",
-          [id, account, ref],
+          "INSERT INTO paykit_payouts (id, account_id, epoch, reference_id, status, amount, created_ms, record) VALUES ($1, $2, $3, $4, 'PENDING', 100, 0, '{}')",
+          [id, account, epoch, ref],
         );
       await payout("po_1", "acct_a", "withdraw-1");
       await payout("po_2", "acct_b", "withdraw-1"); // another account may reuse it
-      await expect(payout("po_3", "acct_a", "withdraw-1")).rejects.toMatchObject({
+      await payout("po_3", "acct_a", "withdraw-1", 1); // and the account after a reset (a new epoch)
+      await expect(payout("po_4", "acct_a", "withdraw-1")).rejects.toMatchObject({
         code: "23505",
         constraint: "paykit_payouts_reference_unique",
       });
-      await db.query("INSERT INTO paykit_balances (account_id, available) VALUES ('acct_a', 50)");
+      // the available balance (opening + approved net - reserved - debited) never goes below zero
       await expect(
-        db.query("UPDATE paykit_balances SET available = available - 100 WHERE account_id = 'acct_a'"),
-      ).rejects.toMatchObject({ code: "23514" });
+        db.query("UPDATE paykit_accounts SET debited = debited + 100 WHERE id = 'acct_a'"),
+      ).rejects.toMatchObject({
+        code: "23514",
+        constraint: "paykit_accounts_available",
+      });
+      await db.query("UPDATE paykit_accounts SET debited = debited + 50 WHERE id = 'acct_a'");
     } finally {
       await db.close();
     }

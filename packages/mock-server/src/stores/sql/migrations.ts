@@ -1,8 +1,8 @@
 // The SQL stores' schema, as numbered migrations applied at start in one transaction under an advisory
 // lock, so mock processes starting together on one database migrate it once. A database whose schema is
 // newer than this mock knows is refused: an older mock must not write rows it does not understand. That
-// holds for a process already running when a newer one migrates the database too: it checks again on
-// every new connection, before it leads, on its heartbeat and in every write (`guardWrite`).
+// holds for a process already running when a newer one migrates the database too: every transaction
+// checks the version in its first statement, under a shared hold on the migration lock.
 import type { SqlDatabase, SqlQueryable } from "./sql-client.js";
 
 /** One step of the schema. Never edit a released one: add the next. */
@@ -13,223 +13,133 @@ export interface Migration {
 }
 
 /**
- * Every migration, in order. Records are kept whole as JSON (`record`), beside the columns the
- * store filters, sorts, constrains or leases on; money is BIGINT cents.
+ * Every migration, in order (docs/decisions/sandbox-store.md). A record is kept whole as JSON
+ * (`record`), beside the columns the store filters, sorts, constrains or claims on; its shape is the
+ * domain's (one definition: domain/records.ts), and stores/sql/columns.ts maps the columns. Money is
+ * BIGINT cents; an account's totals are columns, checked by constraints. Records and deliveries have no
+ * foreign key to their account: a reset or a removal hides them at once (their account's `epoch`, its
+ * `removed_at`) and they are deleted a batch at a time later.
  */
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
-    name: "accounts, payins, payouts, ledger, webhook outbox, faults, scheduled work",
+    name: "the sandbox: accounts with their totals, payins, payouts, deliveries, due work, faults, PIX keys, listeners",
     sql: `
 CREATE TABLE paykit_sandbox (
-  key TEXT PRIMARY KEY,
-  value JSONB NOT NULL
+  id INTEGER PRIMARY KEY CHECK (id = 1),
+  clock_offset_ms BIGINT NOT NULL DEFAULT 0,
+  default_account_id TEXT,
+  rate_limit JSONB,
+  faults_armed BOOLEAN NOT NULL DEFAULT false
 );
+INSERT INTO paykit_sandbox (id) VALUES (1);
 CREATE TABLE paykit_accounts (
   id TEXT PRIMARY KEY,
   public_key TEXT NOT NULL UNIQUE,
+  secret_key_hash TEXT NOT NULL,
   settings JSONB NOT NULL,
   clock_offset_ms BIGINT NOT NULL DEFAULT 0,
-  created_at TIMESTAMPTZ NOT NULL
+  opening_balance BIGINT NOT NULL CHECK (opening_balance >= 0),
+  approved_net BIGINT NOT NULL DEFAULT 0 CHECK (approved_net >= 0),
+  reserved BIGINT NOT NULL DEFAULT 0 CHECK (reserved >= 0),
+  debited BIGINT NOT NULL DEFAULT 0 CHECK (debited >= 0),
+  in_flight BIGINT NOT NULL DEFAULT 0 CHECK (in_flight >= 0),
+  payout_count BIGINT NOT NULL DEFAULT 0 CHECK (payout_count >= 0),
+  payout_status_counts JSONB NOT NULL DEFAULT '{}',
+  epoch INTEGER NOT NULL DEFAULT 0,
+  purged_epoch INTEGER NOT NULL DEFAULT 0,
+  removed_at TIMESTAMPTZ,
+  last_used_at TIMESTAMPTZ NOT NULL DEFAULT now(),
+  CONSTRAINT paykit_accounts_available CHECK (opening_balance + approved_net - reserved - debited >= 0)
 );
+CREATE INDEX paykit_accounts_by_last_use ON paykit_accounts (last_used_at) WHERE removed_at IS NULL;
+CREATE INDEX paykit_accounts_to_purge ON paykit_accounts (id) WHERE removed_at IS NOT NULL OR purged_epoch < epoch;
+-- boleto numbers ("nosso número"): taken without a lock on any row
+CREATE SEQUENCE paykit_boleto_seq;
 CREATE TABLE paykit_payins (
   id TEXT PRIMARY KEY,
-  account_id TEXT NOT NULL REFERENCES paykit_accounts (id) ON DELETE CASCADE,
-  reference_id TEXT NOT NULL,
-  payment_method TEXT NOT NULL,
+  account_id TEXT NOT NULL,
+  epoch INTEGER NOT NULL,
   status TEXT NOT NULL,
   amount BIGINT NOT NULL CHECK (amount > 0),
-  created_at TIMESTAMPTZ NOT NULL,
-  updated_at TIMESTAMPTZ NOT NULL,
+  three_ds_tx TEXT,
   record JSONB NOT NULL
 );
-CREATE INDEX paykit_payins_by_account ON paykit_payins (account_id, created_at DESC, id DESC);
+CREATE INDEX paykit_payins_page ON paykit_payins (account_id, epoch, id);
+CREATE INDEX paykit_payins_by_three_ds ON paykit_payins (three_ds_tx) WHERE three_ds_tx IS NOT NULL;
 CREATE TABLE paykit_payouts (
   id TEXT PRIMARY KEY,
-  account_id TEXT NOT NULL REFERENCES paykit_accounts (id) ON DELETE CASCADE,
+  account_id TEXT NOT NULL,
+  epoch INTEGER NOT NULL,
   reference_id TEXT NOT NULL,
   status TEXT NOT NULL,
   amount BIGINT NOT NULL CHECK (amount > 0),
-  created_at TIMESTAMPTZ NOT NULL,
-  updated_at TIMESTAMPTZ NOT NULL,
+  created_ms BIGINT NOT NULL,
   record JSONB NOT NULL,
-  CONSTRAINT paykit_payouts_reference_unique UNIQUE (account_id, reference_id)
+  CONSTRAINT paykit_payouts_reference_unique UNIQUE (account_id, epoch, reference_id)
 );
-CREATE INDEX paykit_payouts_by_account ON paykit_payouts (account_id, created_at DESC, id DESC);
-CREATE INDEX paykit_payouts_by_status ON paykit_payouts (account_id, status, created_at DESC);
-CREATE TABLE paykit_ledger (
-  id BIGSERIAL PRIMARY KEY,
-  account_id TEXT NOT NULL REFERENCES paykit_accounts (id) ON DELETE CASCADE,
-  kind TEXT NOT NULL,
-  resource_id TEXT,
-  available_delta BIGINT NOT NULL DEFAULT 0,
-  reserved_delta BIGINT NOT NULL DEFAULT 0,
-  pending_delta BIGINT NOT NULL DEFAULT 0,
-  at TIMESTAMPTZ NOT NULL
-);
-CREATE INDEX paykit_ledger_by_account ON paykit_ledger (account_id, id);
-CREATE TABLE paykit_balances (
-  account_id TEXT PRIMARY KEY REFERENCES paykit_accounts (id) ON DELETE CASCADE,
-  available BIGINT NOT NULL DEFAULT 0 CHECK (available >= 0),
-  reserved BIGINT NOT NULL DEFAULT 0 CHECK (reserved >= 0),
-  pending BIGINT NOT NULL DEFAULT 0 CHECK (pending >= 0)
-);
+CREATE INDEX paykit_payouts_page ON paykit_payouts (account_id, epoch, id);
+CREATE INDEX paykit_payouts_list ON paykit_payouts (account_id, epoch, created_ms, id);
+CREATE INDEX paykit_payouts_by_status ON paykit_payouts (account_id, epoch, status, created_ms, id);
+-- the payouts still moving, which a process with automatic steps arms at its start
+CREATE INDEX paykit_payouts_moving ON paykit_payouts (id) WHERE status IN ('PENDING', 'APPROVED', 'PROCESSING');
 CREATE TABLE paykit_deliveries (
   id TEXT PRIMARY KEY,
-  webhook_id TEXT NOT NULL,
-  account_id TEXT NOT NULL REFERENCES paykit_accounts (id) ON DELETE CASCADE,
-  resource TEXT NOT NULL CHECK (resource IN ('payin', 'payout')),
+  seq BIGSERIAL NOT NULL,
+  account_id TEXT NOT NULL,
+  epoch INTEGER NOT NULL,
   resource_id TEXT NOT NULL,
-  status TEXT NOT NULL,
-  url TEXT NOT NULL,
   state TEXT NOT NULL CHECK (state IN ('pending', 'delivered', 'failed')),
-  payload TEXT NOT NULL,
-  traceparent TEXT,
-  cycle_attempts INTEGER NOT NULL DEFAULT 0,
-  next_attempt_at TIMESTAMPTZ,
+  due_ms BIGINT,
+  hold_until_ms BIGINT NOT NULL DEFAULT 0,
+  out_of_order BOOLEAN NOT NULL DEFAULT false,
   lease_owner TEXT,
-  lease_until TIMESTAMPTZ,
-  created_at TIMESTAMPTZ NOT NULL
+  lease_until_ms BIGINT,
+  record JSONB NOT NULL
 );
-CREATE INDEX paykit_deliveries_due ON paykit_deliveries (next_attempt_at) WHERE state = 'pending';
-CREATE INDEX paykit_deliveries_by_account ON paykit_deliveries (account_id, created_at);
-CREATE TABLE paykit_delivery_attempts (
-  delivery_id TEXT NOT NULL REFERENCES paykit_deliveries (id) ON DELETE CASCADE,
-  n INTEGER NOT NULL,
-  at TIMESTAMPTZ NOT NULL,
-  status_code INTEGER,
-  error TEXT,
-  PRIMARY KEY (delivery_id, n)
+CREATE INDEX paykit_deliveries_log ON paykit_deliveries (account_id, epoch, id);
+CREATE INDEX paykit_deliveries_by_resource ON paykit_deliveries (account_id, epoch, resource_id, seq);
+CREATE INDEX paykit_deliveries_due ON paykit_deliveries (due_ms) WHERE state = 'pending';
+CREATE INDEX paykit_deliveries_pending ON paykit_deliveries (account_id, epoch) WHERE state = 'pending';
+CREATE TABLE paykit_due (
+  kind TEXT NOT NULL,
+  resource_id TEXT NOT NULL,
+  account_id TEXT NOT NULL,
+  epoch INTEGER NOT NULL,
+  clock TEXT NOT NULL CHECK (clock IN ('account', 'real')),
+  at_ms BIGINT NOT NULL,
+  due_ms BIGINT NOT NULL,
+  PRIMARY KEY (kind, resource_id)
 );
+-- an account's work in the order it falls due: what is due now is a range at the index's start
+CREATE INDEX paykit_due_by_account ON paykit_due (account_id, due_ms);
+CREATE INDEX paykit_due_on_account_clock ON paykit_due (due_ms) WHERE clock = 'account';
+CREATE INDEX paykit_due_on_real_clock ON paykit_due (due_ms) WHERE clock = 'real';
 CREATE TABLE paykit_faults (
   id BIGSERIAL PRIMARY KEY,
-  account_id TEXT REFERENCES paykit_accounts (id) ON DELETE CASCADE,
+  account_id TEXT,
   method TEXT,
   path TEXT NOT NULL,
   spec JSONB NOT NULL,
   remaining INTEGER NOT NULL CHECK (remaining >= 0)
 );
-CREATE TABLE paykit_scheduled (
-  id BIGSERIAL PRIMARY KEY,
-  account_id TEXT NOT NULL REFERENCES paykit_accounts (id) ON DELETE CASCADE,
-  kind TEXT NOT NULL,
-  resource_id TEXT NOT NULL,
-  due_at TIMESTAMPTZ NOT NULL,
-  lease_owner TEXT,
-  lease_until TIMESTAMPTZ,
-  UNIQUE (kind, resource_id)
+CREATE INDEX paykit_faults_by_account ON paykit_faults (account_id);
+CREATE TABLE paykit_pix_keys (
+  account_id TEXT NOT NULL,
+  key_id TEXT NOT NULL,
+  epoch INTEGER NOT NULL DEFAULT 0,
+  seeded BOOLEAN NOT NULL DEFAULT false,
+  entry JSONB NOT NULL,
+  PRIMARY KEY (account_id, key_id)
 );
-CREATE INDEX paykit_scheduled_due ON paykit_scheduled (due_at);
-`,
-  },
-  {
-    version: 2,
-    name: "deliveries keep their duplicate-delivery test mode",
-    sql: `
-ALTER TABLE paykit_deliveries ADD COLUMN duplicate BOOLEAN NOT NULL DEFAULT false;
-ALTER TABLE paykit_deliveries ADD COLUMN retry_at_ms BIGINT;
-`,
-  },
-  {
-    version: 3,
-    name: "the answers of forwarded requests, so a re-sent one is never run twice",
-    // status NULL: the request's changes may be committed and its answer is not known yet
-    sql: `
-CREATE TABLE paykit_forwarded (
-  id TEXT PRIMARY KEY,
-  status INTEGER,
-  headers TEXT,
-  body BYTEA,
-  created_at TIMESTAMPTZ NOT NULL
-);
-CREATE INDEX paykit_forwarded_by_age ON paykit_forwarded (created_at);
-`,
-  },
-  {
-    version: 4,
-    name: "retention and resets in batches: last use, removed accounts, epochs of an account's records",
-    // last_used_at is on the database clock (stamped with now() by the saves). An account with
-    // removed_at set is gone for every reader; a reset bumps the account's epoch, and its rows of an
-    // older epoch are gone for every reader. Either way the rows go a batch at a time in later
-    // transactions (purged_epoch: the epoch below which none is left), so a big account's reset or
-    // removal commits at once and holds no other account up.
-    sql: `
-ALTER TABLE paykit_accounts ADD COLUMN last_used_at TIMESTAMPTZ NOT NULL DEFAULT now();
-ALTER TABLE paykit_accounts ADD COLUMN removed_at TIMESTAMPTZ;
-ALTER TABLE paykit_accounts ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE paykit_accounts ADD COLUMN purged_epoch INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE paykit_payins ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE paykit_payouts ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE paykit_deliveries ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0;
-ALTER TABLE paykit_payouts DROP CONSTRAINT paykit_payouts_reference_unique;
-ALTER TABLE paykit_payouts ADD CONSTRAINT paykit_payouts_reference_unique UNIQUE (account_id, epoch, reference_id);
-CREATE INDEX paykit_accounts_by_last_use ON paykit_accounts (last_used_at) WHERE removed_at IS NULL;
-CREATE INDEX paykit_accounts_to_purge ON paykit_accounts (id) WHERE removed_at IS NOT NULL OR purged_epoch < epoch;
-`,
-  },
-  {
-    version: 5,
-    name: "accounts load on use: when each account next has work due, its active records, payins by 3DS transaction",
-    // next_due_ms is on the sandbox clock (real time plus the sandbox's offset, in epoch ms): the
-    // earliest expiry, reserve release, webhook retry or payout step of the account's records, NULL
-    // when none waits. A process reads an account into memory only when a request needs it or its
-    // work falls due, so start-up reads no records and memory follows use.
-    sql: `
-ALTER TABLE paykit_accounts ADD COLUMN next_due_ms BIGINT;
-CREATE INDEX paykit_accounts_due ON paykit_accounts (next_due_ms) WHERE next_due_ms IS NOT NULL AND removed_at IS NULL;
-CREATE INDEX paykit_payins_by_three_ds ON paykit_payins ((record->'threeDS'->>'transactionId'))
-  WHERE jsonb_typeof(record->'threeDS') = 'object';
-CREATE INDEX paykit_payins_active ON paykit_payins (account_id)
-  WHERE status IN ('PENDING', 'PENDING_3DS') OR jsonb_typeof(record->'reserveReleaseAt') = 'number';
-CREATE INDEX paykit_payouts_active ON paykit_payouts (account_id)
-  WHERE status IN ('AWAITING_APPROVAL', 'PENDING', 'PROCESSING', 'APPROVED');
-CREATE INDEX paykit_deliveries_pending ON paykit_deliveries (account_id) WHERE state = 'pending';
--- Accounts an older mock saved with work still to come are due now: the first process of this
--- version reads each one in, which arms its work and saves its real due time.
-UPDATE paykit_accounts a SET next_due_ms = 0
- WHERE a.removed_at IS NULL AND (
-   EXISTS (SELECT 1 FROM paykit_payins r WHERE r.account_id = a.id AND r.epoch = a.epoch
-             AND (r.status IN ('PENDING', 'PENDING_3DS') OR jsonb_typeof(r.record->'reserveReleaseAt') = 'number'))
-   OR EXISTS (SELECT 1 FROM paykit_payouts r WHERE r.account_id = a.id AND r.epoch = a.epoch
-             AND r.status IN ('AWAITING_APPROVAL', 'PENDING', 'PROCESSING', 'APPROVED'))
-   OR EXISTS (SELECT 1 FROM paykit_deliveries d WHERE d.account_id = a.id AND d.epoch = a.epoch AND d.state = 'pending'));
-`,
-  },
-  {
-    version: 6,
-    name: "every process serves every request: a version per account and one for the sandbox",
-    // Each transaction that writes an account's rows bumps its version, under the account row's lock
-    // (SELECT … FOR UPDATE): a process that holds the account in memory at another version brings it
-    // up to date before it serves a request of it. The sandbox row (clock, PIX keys) has one too.
-    // Each record row carries the version that last wrote it, so a copy at version v reads only the
-    // rows above v; `trimmed_version` is the last version that deleted or hid rows (a reset, the
-    // retention limit), which no such read can see: a copy older than it is read again whole.
-    sql: `
-ALTER TABLE paykit_accounts ADD COLUMN version BIGINT NOT NULL DEFAULT 0;
-ALTER TABLE paykit_accounts ADD COLUMN trimmed_version BIGINT NOT NULL DEFAULT 0;
-ALTER TABLE paykit_sandbox ADD COLUMN version BIGINT NOT NULL DEFAULT 0;
-ALTER TABLE paykit_payins ADD COLUMN version BIGINT NOT NULL DEFAULT 0;
-ALTER TABLE paykit_payouts ADD COLUMN version BIGINT NOT NULL DEFAULT 0;
-ALTER TABLE paykit_deliveries ADD COLUMN version BIGINT NOT NULL DEFAULT 0;
-CREATE INDEX IF NOT EXISTS paykit_payins_account_version ON paykit_payins (account_id, version);
-CREATE INDEX IF NOT EXISTS paykit_payouts_account_version ON paykit_payouts (account_id, version);
-CREATE INDEX IF NOT EXISTS paykit_deliveries_account_version ON paykit_deliveries (account_id, version);
--- Which process an account's \`paykit-mock listen\` polls, until when: only that process sends the
--- account's webhook attempts meanwhile (it hands them to the listener).
-CREATE TABLE IF NOT EXISTS paykit_listeners (
+CREATE TABLE paykit_listeners (
   account_id TEXT PRIMARY KEY,
   owner TEXT NOT NULL,
-  until TIMESTAMPTZ NOT NULL
+  listener TEXT NOT NULL,
+  until_ms BIGINT NOT NULL,
+  events TEXT[],
+  retired TEXT[] NOT NULL DEFAULT '{}'
 );
--- The answers a leader kept for the requests a follower relayed: no process relays any more.
-DROP TABLE IF EXISTS paykit_forwarded;
--- Refuses a write from inside a statement: a request's statements go with its COMMIT in one round
--- trip, so a condition that must stop the commit (the sandbox row moved on) raises an error.
-CREATE OR REPLACE FUNCTION paykit_refuse(refused boolean, message text) RETURNS boolean LANGUAGE plpgsql AS $$
-BEGIN
-  IF refused THEN RAISE EXCEPTION '%', message; END IF;
-  RETURN true;
-END $$;
 `,
   },
 ];

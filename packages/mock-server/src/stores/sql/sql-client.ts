@@ -24,9 +24,9 @@ export interface SqlStatement {
 /** A transaction held open across awaits: what a shared store runs one request in. */
 export interface OpenTransaction extends SqlQueryable {
   /**
-   * Runs statements in one round trip (their parameters written into the text as literals), and
-   * commits after them when `commit` is set (rejecting as {@link commit} does). Answers each
-   * statement's rows. A statement that fails leaves the rest unrun and the transaction to roll back.
+   * Runs statements in one round trip (pipelined, each with its parameters), and commits after them
+   * when `commit` is set (rejecting as {@link commit} does). Answers each statement's rows. A
+   * statement that fails leaves the transaction to roll back (the ones after it do nothing).
    */
   batch(
     statements: readonly SqlStatement[],
@@ -48,8 +48,8 @@ export interface SqlDatabase extends SqlQueryable {
   readonly engine: "postgres" | "pglite";
   /** Runs `work` in one transaction on one connection: committed when it resolves, rolled back when it throws. */
   transaction<T>(work: (tx: SqlQueryable) => Promise<T>): Promise<T>;
-  /** Opens a transaction on a connection of its own, held until its commit or rollback (PostgreSQL). */
-  begin?(): Promise<OpenTransaction>;
+  /** Opens a transaction on a connection of its own, held until its commit or rollback. */
+  begin(): Promise<OpenTransaction>;
   close(): Promise<void>;
 }
 
@@ -106,6 +106,8 @@ function statementName(text: string): string {
   return name;
 }
 interface PgClient extends PgQueryable {
+  /** The driver's connection: its socket is corked while a batch is written. */
+  connection?: { stream?: { cork?(): void; uncork?(): void } };
   release(error?: Error | boolean): void;
   on(event: "error", listener: (error: Error) => void): unknown;
   off(event: "error", listener: (error: Error) => void): unknown;
@@ -148,7 +150,7 @@ export async function openPostgres(
 ): Promise<SqlDatabase> {
   const pg = await importDriver<PgModule>("pg", "--store postgres://…");
   const Pool = pg.Pool ?? pg.default?.Pool;
-  if (!Pool) throw new SqlDriverMissingError("the pg package has no Pool export");
+  if (!Pool) throw new SqlDriverMissingError("the pg package has no Pool export (pg 8.23 or later)");
   // A process stopped (SIGSTOP, a debugger) with a transaction open would hold its row locks, and
   // with them every other process, for as long as it stays stopped: the server ends such a session.
   // Set at connection start (libpq's `options`, after any the URL gives), not by a query on connect,
@@ -166,6 +168,8 @@ export async function openPostgres(
   const pool = new Pool({
     connectionString: startup === undefined ? url : withoutStartupOptions(url),
     max: options.max ?? 10,
+    // a transaction's statements go in one write, its reads and writes each one round trip
+    pipeline: true,
     ...(startup === undefined ? {} : { options: startup }),
   });
   // An idle connection that the server closes (a restart, a failover) must not crash the mock.
@@ -227,15 +231,51 @@ export async function openPostgres(
           { cause: lost },
         );
       };
-      const send = async (text: string) => {
+      // Statements go pipelined (node-postgres's pipeline mode): each is sent without waiting for the
+      // one before, as a prepared statement with its parameters (never written into the text), all in
+      // one write; BEGIN goes with the transaction's first, COMMIT with its last.
+      const send = async (statements: readonly SqlStatement[], commit = false) => {
         ensureOpen();
         const opening = !begun;
         begun = true;
-        const result = (await client.query(opening ? `BEGIN;${text}` : text)) as unknown as
-          | SqlResult<Record<string, unknown>>
-          | SqlResult<Record<string, unknown>>[];
-        const results = Array.isArray(result) ? result : [result];
-        return opening ? results.slice(1) : results;
+        const stream = client.connection?.stream;
+        stream?.cork?.();
+        const sent: Promise<SqlResult<Record<string, unknown>>>[] = [];
+        try {
+          if (opening) sent.push(client.query("BEGIN"));
+          for (const { text, params } of statements)
+            sent.push(
+              params === undefined || params.length === 0
+                ? client.query(text)
+                : client.query({ name: statementName(text), text, values: params as unknown[] }),
+            );
+          if (commit) sent.push(client.query("COMMIT"));
+        } finally {
+          stream?.uncork?.();
+        }
+        const settled = await Promise.allSettled(sent);
+        // the first failure is the cause: the statements after it ran in an aborted transaction (and
+        // a COMMIT after it answered ROLLBACK)
+        const failed = settled.find((result) => result.status === "rejected");
+        // (with the COMMIT sent, a connection lost on any of them leaves the outcome to the server)
+        if (failed !== undefined) {
+          // A statement prepared on this connection before another process changed a table it reads
+          // (a newer mock's migration) fails at every run: the connection goes with its prepared
+          // statements, and the request, refused whole (an ERROR rolls back), runs again on a new one.
+          if (isStalePlan(failed.reason)) {
+            end(true);
+            throw new TransactionEndedError(
+              `a statement prepared before the database's tables changed (${(failed.reason as Error).message})`,
+              { cause: failed.reason },
+            );
+          }
+          if (commit) committing(failed.reason);
+          throw failed.reason;
+        }
+        const results = settled.map(
+          (result) => (result as PromiseFulfilledResult<SqlResult<Record<string, unknown>>>).value,
+        );
+        return results.slice(opening ? 1 : 0, commit ? -1 : undefined);
       };
       // An ERROR answer to COMMIT means rolled back; a connection cut (or a FATAL) while committing
       // leaves the transaction's fate to the server: it may be durable.
@@ -259,29 +299,15 @@ export async function openPostgres(
       };
       return {
         async query(text, params) {
-          if (!begun) {
-            const [rows] = await send(params === undefined ? text : inlineParams(text, params));
-            return rows as SqlResult<never>;
-          }
-          ensureOpen();
-          // prepared once per connection (named by the text): a shared store runs the same few
-          // statements for every request
-          return params === undefined
-            ? client.query(text)
-            : client.query({ name: statementName(text), text, values: params as unknown[] });
+          const [rows] = await send([{ text, ...(params === undefined ? {} : { params }) }]);
+          return rows as SqlResult<never>;
         },
-        exec: async (sql) => void (await send(sql)),
+        exec: async (sql) => void (await send([{ text: sql }])),
         async batch(statements, options = {}) {
-          const text = statements.map((s) => inlineParams(s.text, s.params ?? [])).join(";\n");
           const commit = options.commit === true;
-          try {
-            const results = await send(commit ? `${text};\nCOMMIT` : text);
-            if (commit) end(false);
-            return commit ? results.slice(0, -1) : results;
-          } catch (error) {
-            if (commit) committing(error);
-            throw error;
-          }
+          const results = await send(statements, commit);
+          if (commit) end(false);
+          return results;
         },
         async commit() {
           // committed with a batch already, or nothing ever sent
@@ -328,6 +354,7 @@ export async function openPglite(dataDir: string): Promise<SqlDatabase> {
   const db = await PGlite.create(dataDir);
   return {
     engine: "pglite",
+    begin: () => beginPglite(db),
     query: (text, params) => db.query(text, params),
     exec: async (sql) => void (await db.exec(sql)),
     transaction: (work) =>
@@ -341,39 +368,66 @@ export async function openPglite(dataDir: string): Promise<SqlDatabase> {
   };
 }
 
+/** Rolls a PGlite transaction back: thrown out of its callback, caught where it ends. */
+const ROLLBACK = Symbol("rollback");
+
 /**
- * A statement with its `$n` parameters written in as SQL literals, for the simple protocol (which
- * takes several statements in one round trip but no parameters). Strings are quoted as node-postgres's
- * `escapeLiteral` does; arrays become `ARRAY[…]` (or `'{}'`), so every array parameter needs a cast
- * in the text (`$1::text[]`), as the extended protocol's do anyway.
+ * A PGlite transaction held open across awaits: PGlite runs one transaction at a time, so this one
+ * waits its turn, then holds the database until its commit or rollback. Statements go one by one with
+ * their parameters (an in-process engine has no round trip to save).
  */
-export function inlineParams(text: string, params: readonly unknown[]): string {
-  return text.replace(/\$(\d+)/g, (_, n: string) => {
-    const index = Number(n) - 1;
-    if (index >= params.length)
-      throw new Error(`the statement names $${n} and has ${params.length} parameters`);
-    return literal(params[index]);
+async function beginPglite(db: PgliteInstance): Promise<OpenTransaction> {
+  let finish!: (commit: boolean) => void;
+  let opened!: (tx: PgliteQueryable) => void;
+  const open = new Promise<PgliteQueryable>((resolve) => {
+    opened = resolve;
   });
+  const done = db
+    .transaction(async (tx) => {
+      opened(tx);
+      const commit = await new Promise<boolean>((resolve) => {
+        finish = resolve;
+      });
+      if (!commit) throw ROLLBACK;
+    })
+    .catch((error: unknown) => {
+      if (error !== ROLLBACK) throw error;
+    });
+  // a transaction that could not start rejects `done` before `open`
+  const tx = await Promise.race([
+    open,
+    done.then(() => Promise.reject(new Error("PGlite ended the transaction before it began"))),
+  ]);
+  let ended = false;
+  const end = async (commit: boolean) => {
+    if (ended) return;
+    ended = true;
+    finish(commit);
+    await done;
+  };
+  return {
+    query: (text, params) => tx.query(text, params),
+    exec: async (sql) => void (await tx.exec(sql)),
+    async batch(statements, options = {}) {
+      const results: SqlResult<Record<string, unknown>>[] = [];
+      try {
+        for (const statement of statements) results.push(await tx.query(statement.text, statement.params));
+      } catch (error) {
+        await end(false);
+        throw error;
+      }
+      if (options.commit) await end(true);
+      return results;
+    },
+    commit: () => end(true),
+    rollback: () => end(false).catch(() => {}),
+  };
 }
 
-function literal(value: unknown): string {
-  if (value === null || value === undefined) return "NULL";
-  if (typeof value === "number") {
-    if (!Number.isFinite(value)) throw new Error(`${value} has no SQL literal`);
-    return `(${value})`;
-  }
-  if (typeof value === "bigint") return `(${value})`;
-  if (typeof value === "boolean") return value ? "TRUE" : "FALSE";
-  if (Array.isArray(value)) return value.length === 0 ? "'{}'" : `ARRAY[${value.map(literal).join(",")}]`;
-  if (value instanceof Date) return quoteLiteral(value.toISOString());
-  if (typeof value === "object") return quoteLiteral(JSON.stringify(value));
-  return quoteLiteral(String(value));
-}
-
-function quoteLiteral(text: string): string {
-  if (text.includes("\0")) throw new Error("a SQL literal cannot hold NUL");
-  const quoted = text.replaceAll("'", "''");
-  return text.includes("\\") ? ` E'${quoted.replaceAll("\\", "\\\\")}'` : `'${quoted}'`;
+/** PostgreSQL's answer to a prepared statement whose tables changed under it ("cached plan must not change result type"). */
+function isStalePlan(error: unknown): boolean {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return code === "0A000" && typeof message === "string" && message.includes("cached plan");
 }
 
 /** A database URL without its password, for messages. */

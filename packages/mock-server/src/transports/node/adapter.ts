@@ -88,7 +88,6 @@ export function nodeListener(
             const value = headers[name];
             return Array.isArray(value) ? value.join(", ") : value;
           },
-          headers,
           body: total > 0 ? buffer.toString("utf8") : null,
           remoteAddress: req.socket.remoteAddress,
         })

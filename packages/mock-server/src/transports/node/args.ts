@@ -25,10 +25,6 @@ export interface CliOptions {
   retention: number | undefined;
   /** `--data-dir` (PGlite) or `--store` (PostgreSQL); memory when absent. */
   store: { dataDir: string } | { url: string } | undefined;
-  /** `--peer-url`: accepted for older command lines (its host stays allowed); nothing else uses it now. */
-  peerUrl: string | undefined;
-  /** `--cache-records`: records idle accounts may hold in memory with a durable store. */
-  cacheRecords: number | undefined;
 }
 
 /** The subcommands of `paykit-mock`, each with its one-line summary (`paykit-mock <command> --help` has the rest). */
@@ -66,7 +62,7 @@ Options of the server:
   --public-url <url>      the mock's URL as clients reach it (behind a proxy); default: the listening address
   --allowed-hosts <names> more host names, comma-separated, that /_mock (control API, dashboard, pages)
                           answers; .team.example allows every name under it. Always allowed: localhost,
-                          *.localhost, IP addresses, --host, and the hosts of --public-url and --peer-url.
+                          *.localhost, IP addresses, --host, and the host of --public-url.
                           Any other Host is 403 FORBIDDEN_HOST (against DNS rebinding: a page on another
                           name that resolves to the mock would read it)
   --max-records <n>       keep at most n payins and n payouts per account, dropping the oldest final (or
@@ -78,11 +74,6 @@ Options of the server:
   --store <postgres://…>  keep the state in PostgreSQL: a sandbox a team shares, across restarts and
                           any number of mock processes, each serving every request as one transaction
                           (needs an admin token; implies --shared)
-  --peer-url <url>        not needed any more (no process forwards to another); accepted, so that the
-                          command lines of older versions keep working
-  --cache-records <n>     with --data-dir or --store: accounts load on use, and those no request is using
-                          hold at most n payins, payouts and deliveries in memory together (default
-                          100000); past it the least recently used leave memory, kept in the store
   --strict-pix-directory  find only seeded and registered PIX keys (default: every well-formed key
                           except notfound@bank.test is found, with a holder derived from the key)
   --help                  show this text
@@ -119,11 +110,9 @@ export function parseCliArgs(
       "public-url": { type: "string" },
       "allowed-hosts": { type: "string" },
       "max-records": { type: "string" },
-      "cache-records": { type: "string" },
       retention: { type: "string" },
       "data-dir": { type: "string" },
       store: { type: "string" },
-      "peer-url": { type: "string" },
       help: { type: "boolean" },
     },
     strict: true,
@@ -184,19 +173,7 @@ export function parseCliArgs(
     maxRecords: maxRecordsOf(values["max-records"]),
     retention: retentionOf(values.retention),
     store,
-    peerUrl: peerUrlOf(values["peer-url"], store),
-    cacheRecords: wholeNumberOf("--cache-records", values["cache-records"]),
   };
-}
-
-function peerUrlOf(value: string | undefined, store: CliOptions["store"]): string | undefined {
-  if (value === undefined) return undefined;
-  if (store === undefined || !("url" in store)) throw new Error("--peer-url goes with --store postgres://…");
-  try {
-    return publicUrlOf(value);
-  } catch (error) {
-    throw new Error((error as Error).message.replace("--public-url", "--peer-url"));
-  }
 }
 
 function storeOf(dataDir: string | undefined, url: string | undefined): CliOptions["store"] {

@@ -42,8 +42,6 @@ async function main(argv: string[]): Promise<void> {
       ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
       allowedHosts: options.allowedHosts,
       ...(options.store === undefined ? {} : { store: options.store }),
-      ...(options.peerUrl === undefined ? {} : { peerUrl: options.peerUrl }),
-      ...(options.cacheRecords === undefined ? {} : { cacheRecords: options.cacheRecords }),
       autoAdvance: !options.manual,
       adminToken: options.adminToken,
       sharedSandbox: options.sharedSandbox,

@@ -2,16 +2,8 @@ import type { MockControl } from "../../control/mock-control.js";
 import type { AccountKeys } from "../../domain/accounts.js";
 import { retentionMs } from "../../domain/retention-period.js";
 import { type CreateEngineOptions, createEngine, type MockEngine } from "../../http/engine.js";
-import { type HostAllowList, hostAllowList } from "../../http/host-guard.js";
-import type { AccountLoads } from "../../stores/account-loader.js";
-import {
-  type MockStoreOption,
-  openDurableStore,
-  type StoreLoading,
-  storeLoading,
-} from "../../stores/open-store.js";
-import { openSharedStore } from "../../stores/shared-store.js";
-import { shownUrl } from "../../stores/sql/sql-client.js";
+import { hostAllowList } from "../../http/host-guard.js";
+import { type MockStoreOption, openSandboxStore } from "../../stores/open-store.js";
 import { defaultWebhookSecret } from "./default-secret.js";
 import { listen } from "./listen.js";
 
@@ -32,7 +24,7 @@ export interface MockServerOptions extends CreateEngineOptions {
    * mock reached under a name (a reverse proxy, a container name): `"mock.team.example"`, or
    * `".team.example"` for every name under it. Any other `Host` gets 403 `FORBIDDEN_HOST`, so a page
    * on another name cannot read the mock by DNS rebinding. `localhost`, `*.localhost`, IP addresses,
-   * `host` and the hosts of `publicUrl` and `peerUrl` are always allowed; the merchant API (which needs
+   * `host` and the host of `publicUrl` are always allowed; the merchant API (which needs
    * an account's keys) answers any Host.
    * @default []
    */
@@ -42,31 +34,12 @@ export interface MockServerOptions extends CreateEngineOptions {
    * in that directory: survives restarts, one machine) or `{ url: "postgres://user@host:5432/db" }`
    * (a PostgreSQL server; a sandbox a team shares, so it needs `adminToken` and applies the
    * `sharedSandbox` rules unless `sharedSandbox: false` is given). A data directory is held by one
-   * mock process at a time; any number of processes share a PostgreSQL store (one leads, the others
-   * forward to it).
+   * mock process at a time; any number of processes share a PostgreSQL store, each serving any request
+   * as one transaction of it (docs/testing.md, "How the processes share the sandbox").
    * @default "memory"
    */
   store?: MockStoreOption;
-  /**
-   * A name other mock processes reached this one by, when one process led a PostgreSQL store and the
-   * others forwarded to it. Every process now serves on its own: only its host is still allowed (see
-   * `allowedHosts`), so that a command line of an older version keeps working.
-   * @deprecated not needed any more
-   */
-  peerUrl?: string;
-  /**
-   * With a durable store: how many records (payins, payouts and webhook deliveries) the accounts that
-   * no request is using may hold in this process's memory together. Accounts load on use: start-up
-   * reads none but the default one, and past this the least recently used idle ones leave memory
-   * (the store keeps them; the next request that needs one reads it back).
-   * @default 100000
-   */
-  cacheRecords?: number;
 }
-
-export type { AccountLoads };
-
-const NO_LOADS: AccountLoads = Object.freeze({ loads: 0, unloads: 0, caughtUp: 0, readAgain: 0 });
 
 /** A running mock service for a test. */
 export interface MockServer {
@@ -88,11 +61,6 @@ export interface MockServer {
     kind: "memory" | "embedded" | "postgres";
     description: string;
     readonly role: "single" | "shared" | "refused";
-    /**
-     * With a durable store, while this process holds the state: how many accounts it has read in on
-     * use, and taken out of memory again, since it started. Zeros otherwise.
-     */
-    readonly accountLoads: AccountLoads;
   };
   /** Stops the server and every timer. */
   close(): Promise<void>;
@@ -119,28 +87,25 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
     host = "127.0.0.1",
     publicUrl,
     allowedHosts,
-    peerUrl,
     store: storeOption = "memory",
-    cacheRecords,
     ...engineOptions
   } = options;
-  const loading = {
-    ...storeLoading(engineOptions),
-    ...(cacheRecords === undefined ? {} : { cacheRecords: cacheRecordsOf(cacheRecords) }),
-  };
   // Before anything opens: a malformed entry is the caller's mistake, reported at once.
-  const hosts = hostAllowList([host, publicUrl, peerUrl], allowedHosts);
+  const hosts = hostAllowList([host, publicUrl], allowedHosts);
   // A durable store outlives every CI run that makes an account in it: unused ones go after 30 days
   // unless told otherwise (docs/decisions/shared-sandbox-retention.md).
   if (storeOption !== "memory") engineOptions.retention ??= DURABLE_RETENTION;
-  // checked here too: a store's process may build its engine only later, when it takes the lead
   retentionMs(engineOptions.retention);
-  if (typeof storeOption === "object" && "url" in storeOption)
-    return serveShared(storeOption.url, port, host, publicUrl, hosts, engineOptions, loading);
-  // In memory, fixed keys give the same webhook secret at every start (a durable store keeps the one
-  // it saved, rotations included).
+  const shared = typeof storeOption === "object" && "url" in storeOption;
+  if (shared && !engineOptions.adminToken)
+    throw new TypeError(
+      "a PostgreSQL store is a sandbox a team shares: it needs an adminToken (--admin-token) for the calls about every account",
+    );
+  if (shared) engineOptions.sharedSandbox ??= true;
+  // Fixed keys give the same webhook secret at every start (a durable store keeps the one it saved,
+  // rotations included).
   const fixed = engineOptions.defaultAccount;
-  if (storeOption === "memory" && fixed?.publicKey && fixed.secretKey && fixed.webhookSecret === undefined) {
+  if (fixed?.publicKey && fixed.secretKey && fixed.webhookSecret === undefined) {
     const { publicKey, secretKey } = fixed;
     engineOptions.defaultAccount = {
       ...fixed,
@@ -148,82 +113,16 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
     };
   }
   const store =
-    storeOption === "memory" ? null : await openDurableStore(storeOption, engineOptions.onError, loading);
+    engineOptions.sandboxStore ??
+    (await openSandboxStore(storeOption, {
+      ...(engineOptions.onError === undefined ? {} : { onError: engineOptions.onError }),
+      ...(engineOptions.now === undefined ? {} : { now: engineOptions.now }),
+    }));
   let engine: MockEngine;
   try {
-    engine = createEngine(
-      store === null ? engineOptions : { ...engineOptions, persistence: store.persistence },
-    );
-    // the first save (a new sandbox's default account) is made before the first request
-    await store?.persistence.saved();
-  } catch (error) {
-    await store?.close();
-    throw error;
-  }
-  const served = await listen(engine, port, host, publicUrl, hosts).catch(async (error: unknown) => {
-    engine.close();
-    await store?.close();
-    throw error;
-  });
-  const close = async () => {
-    await served.close();
-    await store?.close();
-  };
-  return {
-    store:
-      store === null
-        ? { kind: "memory", description: "memory", role: "single", accountLoads: NO_LOADS }
-        : {
-            kind: store.kind,
-            description: store.description,
-            role: "single",
-            get accountLoads() {
-              return store.accountLoads;
-            },
-          },
-    url: served.url,
-    get account() {
-      return engine.account;
-    },
-    control: engine.control,
-    engine,
-    close,
-    [Symbol.asyncDispose]: close,
-  };
-}
-
-/** `cacheRecords`, checked: a whole number of at least 1. */
-function cacheRecordsOf(value: number): number {
-  if (!Number.isInteger(value) || value < 1)
-    throw new TypeError(`cacheRecords must be a whole number of at least 1, got ${value}`);
-  return value;
-}
-
-/** A mock process of a sandbox on PostgreSQL that every process serves (see stores/shared-store.ts). */
-async function serveShared(
-  url: string,
-  port: number,
-  host: string,
-  publicUrl: string | undefined,
-  hosts: HostAllowList,
-  engineOptions: CreateEngineOptions,
-  loading: StoreLoading,
-): Promise<MockServer> {
-  const adminToken = engineOptions.adminToken;
-  if (!adminToken)
-    throw new TypeError(
-      "a PostgreSQL store is a sandbox a team shares: it needs an adminToken (--admin-token) for the calls about every account",
-    );
-  const options = { ...engineOptions, sharedSandbox: engineOptions.sharedSandbox ?? true };
-  const store = await openSharedStore(url, options, {
-    ...(loading.cacheRecords === undefined ? {} : { cacheRecords: loading.cacheRecords }),
-    ...(loading.defaultPublicKey === undefined ? {} : { defaultPublicKey: loading.defaultPublicKey }),
-    ...(engineOptions.onError === undefined ? {} : { onError: engineOptions.onError }),
-  });
-  let engine: MockEngine;
-  try {
-    engine = createEngine({ ...options, persistence: store });
-    await store.saved();
+    engine = createEngine({ ...engineOptions, sandboxStore: store });
+    // the sandbox's default account is in the store before the first request
+    await engine.ready;
   } catch (error) {
     await store.close();
     throw error;
@@ -236,18 +135,14 @@ async function serveShared(
   const close = async () => {
     await served.close();
     engine.close();
-    await store.saved();
     await store.close();
   };
   return {
     store: {
-      kind: "postgres",
-      description: `PostgreSQL at ${shownUrl(url)}`,
+      kind: store.kind === "shared" ? "postgres" : store.kind,
+      description: store.description,
       get role() {
-        return store.refused ? "refused" : "shared";
-      },
-      get accountLoads() {
-        return store.accountLoads;
+        return store.refused ? "refused" : store.shared ? "shared" : "single";
       },
     },
     url: served.url,

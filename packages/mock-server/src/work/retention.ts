@@ -1,9 +1,7 @@
 // Retention by last use (`--retention`): a sandbox a team shares for months gets accounts from every CI
-// run; those nobody used for the retention period go, with everything they hold. Memory mode sweeps on
-// the real clock; a durable store sweeps on its own clock and deletes in batches (StatePersistence.sweep).
-import type { StatePersistence } from "./persistence.js";
-import { unrefTimer } from "./scheduler.js";
-import type { MockState } from "./state.js";
+// run; those nobody used for the retention period go, with everything they hold. Each store decides on
+// its own clock (a shared store on the database's), and a SQL store deletes the rows a batch at a time.
+import type { SandboxStore } from "../domain/repository.js";
 
 /** The longest pause between two sweeps: an unused account outlives its retention by at most this. */
 const MAX_SWEEP_EVERY_MS = 5 * 60_000;
@@ -14,25 +12,23 @@ export function sweepEveryMs(retention: number): number {
 }
 
 /**
- * Starts the retention sweep of an engine: once now, then every {@link sweepEveryMs}. Answers the
- * function that stops it. A sweep never overlaps the one before; its errors go to `onError` and the
- * next sweep tries again.
+ * Starts the retention sweep of an engine: once now, then every {@link sweepEveryMs}; after each sweep
+ * the rows it hid are deleted a batch per transaction. Answers the function that stops it. A sweep
+ * never overlaps the one before; its errors go to `onError` and the next sweep tries again.
  */
 export function startRetention(
-  state: MockState,
-  persistence: StatePersistence | undefined,
+  store: SandboxStore,
   retention: number,
   onError: (error: unknown) => void,
 ): () => void {
   let running = false;
   let stopped = false;
   const sweep = async () => {
-    if (running || stopped || state.closed) return;
+    if (running || stopped) return;
     running = true;
     try {
-      if (persistence?.sweep) await persistence.sweep(retention);
-      else if (persistence === undefined)
-        for (const id of state.unusedAccounts(retention)) state.removeAccount(id);
+      await store.sweep(retention);
+      while (!stopped && (await store.purge())) {}
     } catch (error) {
       onError(error);
     } finally {
@@ -40,7 +36,7 @@ export function startRetention(
     }
   };
   const timer = setInterval(() => void sweep(), sweepEveryMs(retention));
-  unrefTimer(timer);
+  timer.unref?.();
   void sweep();
   return () => {
     stopped = true;

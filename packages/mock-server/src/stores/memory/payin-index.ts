@@ -1,4 +1,4 @@
-import type { PayinRecord } from "./records.js";
+import type { PayinRecord } from "../../domain/records.js";
 
 const CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 /** ULID characters: 10 of time, then 16 of randomness, at the end of every payin id. */
