@@ -395,11 +395,11 @@ ${screen.tag}
     expect(stale.stderr).toContain("@paykit/react: the API differs from packages/react/etc/index.api.md");
     expect(stale.stderr).toContain("- className?: string;");
     expect(stale.stderr).toContain("+ className: string;");
+    // `pnpm api:update` without its build (the declarations are already what is shipped)
     expectSuccess(
       await runGroup("node", ["scripts/api-report.mjs", "--update", "packages/react"], { cwd: copy, env }),
       "update",
     );
-    expectSuccess(await check(), "api-report after the update");
 
     // a removed export since the release asks for a major; a minor is not enough
     writeFileSync(
