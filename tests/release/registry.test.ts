@@ -155,6 +155,8 @@ describe("pnpm release, in a copy of the repository, to a registry on loopback",
       timeoutMs: 280_000,
     });
     const output = expectSuccess(run, "pnpm release");
+    // the tarballs as released, in this run's log too
+    console.log(output.match(/^@paykit\/\S+\s+[\d,]+ B\s+\d+ files$/gm)?.join("\n"));
 
     released = Object.fromEntries(
       PUBLISHED.map((dir) => [dir, readJson(join(copy, "packages", dir, "package.json")).version]),
