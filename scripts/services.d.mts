@@ -26,3 +26,8 @@ export function spawnPostgres(
   timeoutMs?: number,
 ): Promise<ChildProcess>;
 export function startPostgres(): Promise<TestService>;
+/** A Verdaccio registry started by `startRegistry`: `token` authenticates a publish. */
+export interface TestRegistry extends TestService {
+  token: string;
+}
+export function startRegistry(options: { verdaccio: string }): Promise<TestRegistry>;

@@ -1,10 +1,11 @@
 // Real Redis and PostgreSQL servers for tests: Debian's `redis-server` and `postgresql` (installed by
 // scripts/run.mjs before the tests), started on 127.0.0.1 on a free port with a temporary data directory,
-// and stopped (data removed) by `stop()`. Never a mock of them, never Docker.
+// and stopped (data removed) by `stop()`. Never a mock of them, never Docker. Likewise an npm registry,
+// Verdaccio (the pinned version a test project installs), for the release test.
 // Each server runs in a process group of its own, killed with this process however it ends
 // (scripts/processes.mjs), its data directory removed with it.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -208,6 +209,85 @@ export async function startPostgres() {
     async stop() {
       await stopChild(child, "SIGINT");
       removeDir(cluster.dir);
+    },
+  };
+}
+
+/**
+ * Starts Verdaccio (`verdaccio`: the path of its `bin/verdaccio`, from the test project that installs the
+ * pinned version) on a free loopback port, with its configuration and storage in a temporary directory:
+ * no uplink (nothing is ever fetched from another registry: what a test installs, it publishes first), no
+ * web UI, anyone may read, a user may publish. Creates that user and resolves `{ url, port, token, stop }`:
+ * `token` authenticates a publish (`//127.0.0.1:PORT/:_authToken=…` in an npmrc); `stop()` ends the
+ * server and removes its storage.
+ */
+export async function startRegistry({ verdaccio }) {
+  const dir = removeOnExit(mkdtempSync(join(tmpdir(), "paykit-registry-")));
+  const port = await freePort();
+  const config = join(dir, "config.yaml");
+  writeFileSync(
+    config,
+    [
+      `storage: ${JSON.stringify(join(dir, "storage"))}`,
+      "auth:",
+      "  htpasswd:",
+      `    file: ${JSON.stringify(join(dir, "htpasswd"))}`,
+      "    max_users: 10",
+      "uplinks: {}",
+      "packages:",
+      "  '**':",
+      "    access: $all",
+      "    publish: $authenticated",
+      "    unpublish: $authenticated",
+      "max_body_size: 200mb",
+      // A JWT is checked with an HMAC; the legacy token is the password, bcrypt-verified on every request
+      // (a quarter of a second of CPU each: 35 s for one npm install that sends it).
+      "security:",
+      "  api:",
+      "    legacy: false",
+      "    jwt:",
+      "      sign:",
+      "        expiresIn: 1h",
+      "web:",
+      "  enable: false",
+      "logs: { type: stdout, format: pretty, level: warn }",
+      "",
+    ].join("\n"),
+  );
+  const log = [];
+  const child = spawnGroup(
+    process.execPath,
+    [verdaccio, "--config", config, "--listen", `127.0.0.1:${port}`],
+    { stdio: ["ignore", "pipe", "pipe"], cwd: dir },
+  );
+  track(child, "verdaccio", log);
+  const url = `http://127.0.0.1:${port}`;
+  let token;
+  try {
+    await waitFor(async () => {
+      if (child.exitCode !== null) throw new Error("verdaccio exited");
+      return (await fetch(`${url}/-/ping`)).ok;
+    }, "verdaccio");
+    const answer = await fetch(`${url}/-/user/org.couchdb.user:paykit-release`, {
+      method: "PUT",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ name: "paykit-release", password: "paykit-release-password" }),
+    });
+    token = (await answer.json()).token;
+    if (!answer.ok || typeof token !== "string")
+      throw new Error(`verdaccio refused the user (${answer.status})`);
+  } catch (error) {
+    await stopChild(child, "SIGKILL");
+    removeDir(dir);
+    throw new Error(`${error.message}\n${log.join("").slice(-2000)}`);
+  }
+  return {
+    url,
+    port,
+    token,
+    async stop() {
+      await stopChild(child, "SIGTERM");
+      removeDir(dir);
     },
   };
 }

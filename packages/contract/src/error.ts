@@ -1,4 +1,5 @@
 import * as z from "zod/mini";
+import { declared } from "./declared.js";
 
 /**
  * Every error code the service answers with: the spec's codes plus those
@@ -57,19 +58,33 @@ export const ERROR_STATUS: Readonly<Record<KnownErrorCode, number>> = {
 };
 
 /** One failing field of an `INVALID_DATA` answer: a dot path with array indices and what is wrong. */
-export const ErrorDetail = z.looseObject({
-  path: z.string(),
-  message: z.string(),
-});
+export const ErrorDetail: z.ZodMiniObject<
+  { path: z.ZodMiniString<string>; message: z.ZodMiniString<string> },
+  z.core.$loose
+> = declared(
+  z.looseObject({
+    path: z.string(),
+    message: z.string(),
+  }),
+);
 /** One failing field: `{ path: "items.0.quantity", message: "must be at least 1" }`. */
 export type ErrorDetail = z.infer<typeof ErrorDetail>;
 
 /** The JSON body of every non-2xx answer: a stable `code`, a readable `message`, and field `details`. */
-export const ErrorBody = z.looseObject({
-  code: z.string(),
-  message: z.string(),
-  details: z.optional(z.array(ErrorDetail)),
-});
+export const ErrorBody: z.ZodMiniObject<
+  {
+    code: z.ZodMiniString<string>;
+    message: z.ZodMiniString<string>;
+    details: z.ZodMiniOptional<z.ZodMiniArray<typeof ErrorDetail>>;
+  },
+  z.core.$loose
+> = declared(
+  z.looseObject({
+    code: z.string(),
+    message: z.string(),
+    details: z.optional(z.array(ErrorDetail)),
+  }),
+);
 /** The JSON body of every non-2xx answer of the service. */
 export type ErrorBody = z.infer<typeof ErrorBody>;
 

@@ -14,7 +14,7 @@ const storable = z.refine<string>(isStorableText, { error: STORABLE_TEXT_MESSAGE
  * A string schema whose value must be storable text (no lone UTF-16 surrogate, no NUL), then pass
  * `checks`: every text field of a request is one.
  */
-export function storableString(...checks: StringCheck[]) {
+export function storableString(...checks: StringCheck[]): z.ZodMiniString<string> {
   return z.string().check(storable, ...checks);
 }
 
@@ -55,25 +55,25 @@ export const CENTS_MESSAGE = "must be an integer in cents (14990 = R$ 149,90)";
 const centsInt = () => z.int({ error: (issue) => (issue.input === undefined ? undefined : CENTS_MESSAGE) });
 
 /** An amount of money in integer cents of BRL, at least 1 (R$ 0,01). */
-export const Cents = centsInt().check(z.gte(1));
+export const Cents: z.ZodMiniInt = centsInt().check(z.gte(1));
 
 /** Integer cents from `min` up (a price that may be free: `min` 0). */
-export function centsFrom(min: number) {
+export function centsFrom(min: number): z.ZodMiniInt {
   return centsInt().check(z.gte(min));
 }
 
 /** Integer cents from `min` (default 1, R$ 0,01) up to `max`. */
-export function centsUpTo(max: number, min = 1) {
+export function centsUpTo(max: number, min = 1): z.ZodMiniInt {
   return centsInt().check(z.gte(min), z.lte(max));
 }
 
 /** A non-empty string of at most `max` characters (unicode is fine; storable text, see {@link storableString}). */
-export function text(max: number) {
+export function text(max: number): z.ZodMiniString<string> {
   return storableString(z.minLength(1), z.maxLength(max));
 }
 
 /** The merchant's own id for reconciliation: 1-100 characters, no control characters. */
-export const ReferenceId = storableString(
+export const ReferenceId: z.ZodMiniString<string> = storableString(
   z.minLength(1),
   z.maxLength(100),
   // U+0000-U+001F and U+007F-U+009F are exactly Unicode's Cc class, spelled so every regex engine (RE2 too) reads it.
@@ -82,7 +82,7 @@ export const ReferenceId = storableString(
 );
 
 /** An absolute http(s) URL of at most 2048 characters that receives webhooks. */
-export const HttpUrl = storableString(
+export const HttpUrl: z.ZodMiniString<string> = storableString(
   z.maxLength(2048),
   z.refine(
     (value) => {
@@ -98,14 +98,16 @@ export const HttpUrl = storableString(
 );
 
 /** A dotted-quad IPv4 address. */
-export const Ipv4 = storableString(z.refine(isValidIpv4, { error: "must be a dotted IPv4 address" }));
+export const Ipv4: z.ZodMiniString<string> = storableString(
+  z.refine(isValidIpv4, { error: "must be a dotted IPv4 address" }),
+);
 
 /**
  * A date or date-time that exists: any RFC 3339 date-time (`2026-01-31T12:00:00Z`, `…T23:59:60Z`,
  * `…t12:00:00.123456z`, `…T09:00:00-03:00`) or ISO 8601's shorter forms (`2026-01-31`, no seconds, no
  * zone for UTC); `2026-02-30` is refused. `dateTimeBounds` reads it.
  */
-export const IsoDateTime = storableString(
+export const IsoDateTime: z.ZodMiniString<string> = storableString(
   z.refine(isIsoDateTime, {
     error: "must be an ISO 8601 date or date-time that exists (2026-01-31 or 2026-01-31T12:00:00Z)",
   }),
