@@ -7,8 +7,8 @@ import {
   type CreateAccountParams,
   credentialsAccount,
   newKeyPair,
-  presentedCredentials,
   newWebhookSecret,
+  presentedCredentials,
 } from "../domain/accounts.js";
 import { AfterCommit, ControlOperations, openAccount } from "../domain/control.js";
 import { ApiError } from "../domain/errors.js";
@@ -240,55 +240,60 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
       await ready;
       if (req.body !== null && bodyBytes(req.body) > MAX_BODY_BYTES) throw tooLarge();
       const { route, params } = router.match(req.method, req.path);
-      const answer = await runRequest(async (turn) => {
-        // a fault takes its use in the request's turn: committed even when it refuses the request
-        if (route.kind === "api" && turn.tx.sandbox.faultsArmed) {
-          const caller = await credentialsAccount(req.header("authorization"), callerOf(turn));
-          const fault = await turn.tx.takeFault(req.method, req.path, caller?.id ?? null);
-          if (fault !== null) {
-            delayMs = fault.latencyMs;
-            drop = fault.drop;
-            // refused, and the fault's use kept
-            if (fault.error) {
-              const { code, message, status, headers } = fault.error;
-              throw new ApiError(code, message, { status, ...(headers ? { headers } : {}), keep: true });
+      const answer = await runRequest(
+        async (turn) => {
+          // a fault takes its use in the request's turn: committed even when it refuses the request
+          if (route.kind === "api" && turn.tx.sandbox.faultsArmed) {
+            const caller = await credentialsAccount(req.header("authorization"), callerOf(turn));
+            const fault = await turn.tx.takeFault(req.method, req.path, caller?.id ?? null);
+            if (fault !== null) {
+              delayMs = fault.latencyMs;
+              drop = fault.drop;
+              // refused, and the fault's use kept
+              if (fault.error) {
+                const { code, message, status, headers } = fault.error;
+                throw new ApiError(code, message, { status, ...(headers ? { headers } : {}), keep: true });
+              }
             }
           }
-        }
-        const limit = turn.tx.sandbox.rateLimit;
-        if (route.kind === "api" && limit !== null) {
-          rateLimiter.configure(limit);
-          // Per authenticated account; requests without valid credentials share one bucket per client.
-          const caller = await credentialsAccount(req.header("authorization"), callerOf(turn));
-          rateLimiter.check(caller?.id ?? `client:${req.remoteAddress ?? "unknown"}`, Date.now());
-        }
-        let caller: string | undefined;
-        if (route.kind === "control") {
-          guardControlCall(req);
-          const access = (await route.access?.({ req, params, turn })) ?? "global";
-          if (sharedToken !== undefined) {
-            caller = await authorizeSharedControlCall(turn, req, access, sharedToken);
-          } else if (access === "caller") {
-            // `GET /_mock/account`: an account's own keys read their account on any mock, a token-guarded
-            // one too (what they read, the merchant API with the same keys nearly shows)
-            const keys = await credentialsAccount(req.header("authorization"), (pk) =>
-              turn.tx.accountByPublicKey(pk),
-            );
-            caller = keys?.id;
-            if (caller === undefined && options.adminToken !== undefined)
-              checkAdminToken(req, options.adminToken);
-          } else if (options.adminToken !== undefined) checkAdminToken(req, options.adminToken);
-          // a control call about an account is a use of it too (retention counts from the last use)
-          if (caller !== undefined) turn.tx.touchAccount(caller);
-          if (params.id !== undefined && route.path.startsWith("/_mock/accounts/:id"))
-            turn.tx.touchAccount(params.id);
-        }
-        return route.handle(caller === undefined ? { req, params, turn } : { req, params, caller, turn });
-      }, {
-        write: route.writes !== false,
-        // a merchant call's account is read with its transaction's first statements
-        ...(route.kind === "api" ? { caller: presentedCredentials(req.header("authorization"))?.publicKey } : {}),
-      });
+          const limit = turn.tx.sandbox.rateLimit;
+          if (route.kind === "api" && limit !== null) {
+            rateLimiter.configure(limit);
+            // Per authenticated account; requests without valid credentials share one bucket per client.
+            const caller = await credentialsAccount(req.header("authorization"), callerOf(turn));
+            rateLimiter.check(caller?.id ?? `client:${req.remoteAddress ?? "unknown"}`, Date.now());
+          }
+          let caller: string | undefined;
+          if (route.kind === "control") {
+            guardControlCall(req);
+            const access = (await route.access?.({ req, params, turn })) ?? "global";
+            if (sharedToken !== undefined) {
+              caller = await authorizeSharedControlCall(turn, req, access, sharedToken);
+            } else if (access === "caller") {
+              // `GET /_mock/account`: an account's own keys read their account on any mock, a token-guarded
+              // one too (what they read, the merchant API with the same keys nearly shows)
+              const keys = await credentialsAccount(req.header("authorization"), (pk) =>
+                turn.tx.accountByPublicKey(pk),
+              );
+              caller = keys?.id;
+              if (caller === undefined && options.adminToken !== undefined)
+                checkAdminToken(req, options.adminToken);
+            } else if (options.adminToken !== undefined) checkAdminToken(req, options.adminToken);
+            // a control call about an account is a use of it too (retention counts from the last use)
+            if (caller !== undefined) turn.tx.touchAccount(caller);
+            if (params.id !== undefined && route.path.startsWith("/_mock/accounts/:id"))
+              turn.tx.touchAccount(params.id);
+          }
+          return route.handle(caller === undefined ? { req, params, turn } : { req, params, caller, turn });
+        },
+        {
+          write: route.writes !== false,
+          // a merchant call's account is read with its transaction's first statements
+          ...(route.kind === "api"
+            ? { caller: presentedCredentials(req.header("authorization"))?.publicKey }
+            : {}),
+        },
+      );
       response = answer instanceof AfterCommit ? await answer.wait() : answer;
     } catch (error) {
       response = failure(req, error);
@@ -335,11 +340,14 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
     input: ControlInput<unknown, unknown>,
   ): Promise<W> {
     await ready;
-    const answer = await runRequest((turn) => {
-      // a control call about an account is a use of it (retention counts from the last use)
-      if (input.id !== "" && call.path.startsWith("/accounts/:id")) turn.tx.touchAccount(input.id);
-      return call.run(new ControlOperations(turn, context), input as never);
-    }, { write: call.method !== "GET" });
+    const answer = await runRequest(
+      (turn) => {
+        // a control call about an account is a use of it (retention counts from the last use)
+        if (input.id !== "" && call.path.startsWith("/accounts/:id")) turn.tx.touchAccount(input.id);
+        return call.run(new ControlOperations(turn, context), input as never);
+      },
+      { write: call.method !== "GET" },
+    );
     return answer instanceof AfterCommit ? answer.wait() : answer;
   }
 
