@@ -48,6 +48,7 @@ export function smokeTest(
   let paykit: Paykit;
   let accountId: string;
   let statusStore: PaymentStatusStore;
+  let publicKey: string;
   let paymentStatus: PaymentStatusEndpoint;
   const secret = generateWebhookSecret();
 
@@ -59,6 +60,7 @@ export function smokeTest(
     // a balance for the payout of the order test
     const keys = await mock.control.createAccount({ webhookSecret: secret, balance: 1_000_000 });
     accountId = keys.accountId;
+    publicKey = keys.publicKey;
     const config: SharedConfig = {
       publicKey: keys.publicKey,
       secretKey: keys.secretKey,
@@ -128,8 +130,12 @@ export function smokeTest(
         return entry?.state === "delivered" ? entry : undefined;
       }, "the delivery");
       expect(delivered.attempts.map((a) => a.statusCode)).toEqual([204]);
-      // Nobody asked the endpoint about this payin: the status in its store came from notify.
-      expect(await statusStore.latest(payin.id)).toMatchObject({ id: payin.id, status: "APPROVED" });
+      // Nobody asked the endpoint about this payin: the status in its store came from notify (kept
+      // under the account's part of the store, `<publicKey>:<payin id>`).
+      expect(await statusStore.latest(`${publicKey}:${payin.id}`)).toMatchObject({
+        id: `${publicKey}:${payin.id}`,
+        status: "APPROVED",
+      });
     },
   );
 
