@@ -11,7 +11,8 @@ import { world } from "./world.js";
 /** The Content-Security-Policy of the screen's pages: no inline script or style. */
 export const STRICT_CSP = "default-src 'self'";
 
-const WAIT_MS = 10_000;
+// generous: the first screen of a run waits for its page's bundle, and a busy CI machine is slow to draw it
+const WAIT_MS = 30_000;
 
 /** Checks one payment screen from its first drawing to the approved state. */
 export async function expectScreenApproved(options: {
@@ -51,7 +52,7 @@ export async function expectScreenApproved(options: {
       });
     const until = Date.now() + WAIT_MS;
     while (shop.renewed.length === 0 || (await screen.locator("textarea").count()) === 0) {
-      if (Date.now() > until) throw new Error(`${where}: no renewed payin drawn within 10 s; ${problems()}`);
+      if (Date.now() > until) throw new Error(`${where}: no renewed payin drawn within ${WAIT_MS / 1000} s; ${problems()}`);
       await new Promise((done) => setTimeout(done, 50));
     }
     payin = shop.renewed[0] as typeof payin;

@@ -67,7 +67,7 @@ async function main(argv: string[]): Promise<void> {
       `  public key: ${account.publicKey}\n` +
       // A secret key given on the command line is not printed back: the user has it, and the
       // banner lands in logs that more people read than the one who started the mock.
-      `  secret key: ${options.defaultKeys === undefined ? account.secretKey : "the one given in --default-keys (not printed)"}\n` +
+      `  secret key: ${secretKeyLine(account.secretKey, options.defaultKeys !== undefined)}\n` +
       `  webhook secret: ${account.webhookSecret}\n` +
       `State: ${served.store.kind === "memory" ? "in this process's memory (gone when it stops)" : served.store.description}` +
       (served.store.kind === "postgres"
@@ -141,4 +141,14 @@ function retentionLine(retention: string | number | undefined): string {
     ] as const
   ).find(([, n]) => ms % n === 0) ?? ["ms", 1];
   return `Retention: accounts unused for ${ms / size}${unit} are removed with their records (--retention off keeps them)\n`;
+}
+
+/**
+ * The banner's secret key: printed when this start made it; a store keeps only its hash, so a later start
+ * says where the key is instead of printing an empty one (docs/decisions/secret-keys-hashed.md).
+ */
+function secretKeyLine(secretKey: string, given: boolean): string {
+  if (given) return "the one given in --default-keys (not printed)";
+  if (secretKey !== "") return secretKey;
+  return "shown once, by the start that made the account (the store keeps only its hash): use the one you saved, or fix the keys with --default-keys";
 }
