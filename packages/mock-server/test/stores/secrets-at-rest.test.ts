@@ -82,6 +82,8 @@ it("keeps no secret key and no admin token in the database, and shows the token 
 
   // nor in any process's command line (`ps`), the mock's included: it was given the token as an option
   // by the test harness, so only processes started the documented way are checked
+  for (const secret of secrets)
+    expect(a.stderr().includes(secret), `a secret in the mock's log: ${secret}`).toBe(false);
   const ps = execFileSync("ps", ["-eo", "args"], { encoding: "utf8" });
   for (const secret of secrets.slice(2)) expect(ps.includes(secret), `a key in ps: ${secret}`).toBe(false);
 }, 120_000);
