@@ -39,7 +39,7 @@ const MEASURED = {
 
 const concurrency = Math.max(
   1,
-  Number(process.env.VERIFY_CONCURRENCY) || Math.min(4, availableParallelism() * 2),
+  Number(process.env.VERIFY_CONCURRENCY) || Math.min(3, availableParallelism() + 1),
 );
 
 /** The workspace's projects: `{ name, dir, scripts }`. */

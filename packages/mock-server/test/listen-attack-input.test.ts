@@ -221,4 +221,4 @@ it("refuses every generated hostile poll with 400 naming a field it broke, and t
   expect(await Promise.race([listener.done.then(() => "stopped"), Promise.resolve("running")])).toBe(
     "running",
   );
-}, 60_000);
+}, 180_000);

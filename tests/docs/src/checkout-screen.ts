@@ -52,7 +52,8 @@ export async function expectScreenApproved(options: {
       });
     const until = Date.now() + WAIT_MS;
     while (shop.renewed.length === 0 || (await screen.locator("textarea").count()) === 0) {
-      if (Date.now() > until) throw new Error(`${where}: no renewed payin drawn within ${WAIT_MS / 1000} s; ${problems()}`);
+      if (Date.now() > until)
+        throw new Error(`${where}: no renewed payin drawn within ${WAIT_MS / 1000} s; ${problems()}`);
       await new Promise((done) => setTimeout(done, 50));
     }
     payin = shop.renewed[0] as typeof payin;

@@ -192,32 +192,50 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
   };
   const router = new Router(allRoutes(context));
 
-  const ready = turns
-    .run(async (turn) => {
-      const storedId = turn.tx.sandbox.defaultAccountId;
-      const stored =
-        (storedId === null ? null : await turn.tx.account(storedId)) ??
-        (await turn.tx.accountByPublicKey(keys.publicKey));
-      if (stored !== null) {
-        // another process (or an earlier run) opened the sandbox: its default account is this one's
-        account.accountId = stored.id;
-        if (stored.publicKey !== account.publicKey) {
-          account.publicKey = stored.publicKey;
-          account.secretKey = "";
-        }
-        if (stored.webhookSecret !== null) account.webhookSecret = stored.webhookSecret;
-        else delete account.webhookSecret;
-      } else {
-        await openAccount(turn, defaultParams, account.accountId);
-        for (const entry of context.startPixKeys()) turn.tx.registerPixKey(entry);
+  const defaultAccountTurn = async (turn: Turn) => {
+    const storedId = turn.tx.sandbox.defaultAccountId;
+    const stored =
+      (storedId === null ? null : await turn.tx.account(storedId)) ??
+      (await turn.tx.accountByPublicKey(keys.publicKey));
+    if (stored !== null) {
+      // another process (or an earlier run) opened the sandbox: its default account is this one's
+      account.accountId = stored.id;
+      if (stored.publicKey !== account.publicKey) {
+        account.publicKey = stored.publicKey;
+        account.secretKey = "";
       }
-      if (turn.tx.sandbox.defaultAccountId !== account.accountId)
-        turn.tx.updateSandbox({ ...turn.tx.sandbox, defaultAccountId: account.accountId });
-    })
-    .then(async () => {
-      // payouts a process with --manual left moving go on when this one moves them
-      if (turns.rules.autoAdvance) await store.armPayoutSteps?.(Date.now() + turns.rules.advanceIntervalMs);
-    });
+      if (stored.webhookSecret !== null) account.webhookSecret = stored.webhookSecret;
+      else delete account.webhookSecret;
+    } else {
+      await openAccount(turn, defaultParams, account.accountId);
+      for (const entry of context.startPixKeys()) turn.tx.registerPixKey(entry);
+    }
+    if (turn.tx.sandbox.defaultAccountId !== account.accountId)
+      turn.tx.updateSandbox({ ...turn.tx.sandbox, defaultAccountId: account.accountId });
+  };
+  /**
+   * The default account: made by the first process to open the sandbox, adopted by every other. Two
+   * processes starting at the same moment may both find none: with the same keys the second one's insert
+   * is refused (it runs again and adopts the first's); with keys of their own both commit, the last one
+   * names its account, and the other adopts that one when it reads the sandbox back.
+   */
+  async function openDefaultAccount(): Promise<void> {
+    for (let run = 1; ; run++) {
+      try {
+        await turns.run(defaultAccountTurn);
+      } catch (error) {
+        const taken = error instanceof ApiError && error.details?.some((d) => d.path === "publicKey");
+        if (taken && run < 3) continue;
+        throw error;
+      }
+      const named = await turns.run(async (turn) => turn.tx.sandbox.defaultAccountId, { write: false });
+      if (named === account.accountId || run >= 3) return;
+    }
+  }
+  const ready = openDefaultAccount().then(async () => {
+    // payouts a process with --manual left moving go on when this one moves them
+    if (turns.rules.autoAdvance) await store.armPayoutSteps?.(Date.now() + turns.rules.advanceIntervalMs);
+  });
   ready.catch(onError);
   worker.start();
 

@@ -10,8 +10,8 @@ import type { SqlDatabase } from "../../src/stores/sql/sql-client.js";
 import { databaseFor, storeOn, warmStore } from "../durable-harness.js";
 import { basic, payoutBody, pixPayin } from "../fixtures.js";
 
-/** Records of each kind the big account holds. */
-const RECORDS = 100_000;
+/** Records of each kind the big account holds (PGlite, in WASM, seeds a fifth as many in the same time). */
+const RECORDS_OF = { postgres: 100_000, pglite: 20_000 } as const;
 
 /**
  * `count` copies of the account's one payin, payout and delivery (made through the API: real records),
@@ -46,7 +46,7 @@ async function grow(db: SqlDatabase, accountId: string, count: number): Promise<
   );
 }
 
-describe.each(["postgres", "pglite"] as const)("an account of 100,000 records on %s, read cold", (kind) => {
+describe.each(["postgres", "pglite"] as const)("an account of many records on %s, read cold", (kind) => {
   let first: MockServer;
   let cold: MockServer;
   let big: { accountId: string; publicKey: string; secretKey: string };
@@ -78,7 +78,7 @@ describe.each(["postgres", "pglite"] as const)("an account of 100,000 records on
     // its delivery is made (and fails: nothing listens there)
     await first.control.flushWebhooks(big.accountId);
     await first.close();
-    await grow(await databaseFor(kind), big.accountId, RECORDS);
+    await grow(await databaseFor(kind), big.accountId, RECORDS_OF[kind]);
     // a process that never saw the account
     cold = await createMockServer({
       ...options,
@@ -122,7 +122,7 @@ describe.each(["postgres", "pglite"] as const)("an account of 100,000 records on
         const body = (await res.json()) as { data?: unknown[]; meta?: { total: number }; message?: string };
         expect(res.status, `${path}: ${body.message}`).toBe(200);
         if (path.startsWith("/payout?limit=10&page")) expect(body.data).toHaveLength(10);
-        else if (path === "/payout?limit=10") expect(body.meta?.total).toBe(RECORDS + 1);
+        else if (path === "/payout?limit=10") expect(body.meta?.total).toBe(RECORDS_OF[kind] + 1);
         else if (body.data !== undefined) expect(body.data.length).toBeGreaterThan(0);
       }
     } finally {

@@ -50,12 +50,13 @@ describe.each(Object.keys(STORES) as (keyof typeof STORES)[])(
         webhookUrl: hook.url,
         stopped: () => killed,
       });
-      await expect.poll(() => load.outcome.answered, { timeout: 30_000, interval: 20 }).toBeGreaterThan(60);
+      // PGlite on a busy 2-core machine answers a few requests a second: enough to be mid-load
+      await expect.poll(() => load.outcome.answered, { timeout: 60_000, interval: 20 }).toBeGreaterThan(30);
       mock.child.kill("SIGKILL");
       killed = true;
       await once(mock.child, "exit");
       await load.done;
-      expect(load.outcome.createdPayouts.size).toBeGreaterThan(20);
+      expect(load.outcome.createdPayouts.size).toBeGreaterThan(10);
       console.log(
         `${kind}: kill -9 after ${load.outcome.createdPayouts.size} payouts and ${load.outcome.paidPayins.size} paid payins were answered`,
       );
@@ -68,6 +69,6 @@ describe.each(Object.keys(STORES) as (keyof typeof STORES)[])(
         await once(mock.child, "exit");
         await hook.close();
       }
-    }, 120_000);
+    }, 240_000);
   },
 );

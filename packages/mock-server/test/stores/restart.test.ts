@@ -127,7 +127,7 @@ describe.each(Object.keys(STORES) as (keyof typeof STORES)[])("a mock on %s, sto
       await mock.close();
       await hook.close();
     }
-  }, 120_000);
+  }, 240_000);
 
   it.runIf(kind === "pglite")(
     "is held by one process at a time, and taken over once that process is gone",

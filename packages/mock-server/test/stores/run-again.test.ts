@@ -102,4 +102,4 @@ it("2,000 payouts at once on one account are created, not all refused as one end
   expect(
     await countRows(url, "SELECT count(*)::text AS n FROM paykit_payouts WHERE reference_id LIKE 'many-%'"),
   ).toBe(created);
-});
+}, 180_000);
