@@ -20,7 +20,8 @@ import { accountFrom, deliveryFrom, type Row, sandboxFrom } from "./columns.js";
 import { MIGRATION_LOCK, SCHEMA_VERSION, SchemaTooNewError } from "./migrations.js";
 import { purgeBatch } from "./purge.js";
 import { CommitUnknownError, type SqlDatabase, TransactionEndedError } from "./sql-client.js";
-import { CALLER_QUERY, callerParams, deliveryUpdate, SqlTx } from "./sql-tx.js";
+import { CALLER_QUERY, callerParams, deliveryUpdate } from "./sql-queries.js";
+import { SqlTx } from "./sql-tx.js";
 
 /** How often, at most, a process stamps an account's last use (ms). */
 const TOUCH_EVERY_MS = 60_000;
