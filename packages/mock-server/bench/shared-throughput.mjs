@@ -18,7 +18,7 @@ import {
   killAllMocks,
   startMock,
   stopMock,
-} from "./shared-sandbox-processes.mjs";
+} from "./mock-processes.mjs";
 
 const { samplePayin } = await import("../dist/index.js");
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
