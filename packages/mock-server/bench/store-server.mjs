@@ -1,7 +1,6 @@
 // A mock for bench/stores.mjs, in its own process: `node bench/store-server.mjs <mode> [url]`, where mode
 // is memory, pglite (a new data directory) or postgres (the URL; several processes may share it). With
-// SEED_PAYOUTS=n it first creates accounts of 1,000 and n payouts (the list runs); with SEED_PAYINS=n it
-// creates n payins and reports the process's memory before and after.
+// SEED_PAYINS=n it creates n payins and reports the process's memory before and after.
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -45,36 +44,11 @@ async function create(authorization, count, bodyOf, path) {
   }
 }
 
-async function account(balance, count) {
-  const keys = await mock.control.createAccount({
-    balance,
-    autoAdvance: false,
-    limits: { nightMaxCents: 10_000_000 },
-  });
-  const authorization = `Basic ${btoa(`${keys.publicKey}:${keys.secretKey}`)}`;
-  await create(
-    authorization,
-    count,
-    (i) => ({
-      amount: 1_000,
-      pixKey: "maria.santos@example.com",
-      pixKeyType: "EMAIL",
-      referenceId: `seed-${i}`,
-    }),
-    "/payout",
-  );
-  return authorization;
-}
-
 const info = {
   url: mock.url,
   role: mock.store.role,
   auth: `Basic ${btoa(`${mock.account.publicKey}:${mock.account.secretKey}`)}`,
 };
-if (process.env.SEED_PAYOUTS) {
-  info.small = await account(10_000_000, 1_000);
-  info.large = await account(1_000_000_000, Number(process.env.SEED_PAYOUTS));
-}
 if (process.env.SEED_PAYINS) {
   const count = Number(process.env.SEED_PAYINS);
   globalThis.gc?.();

@@ -1,6 +1,6 @@
-// The mock processes of bench/shared-sandbox.mjs and the clients that load them: `paykit-mock` from the
-// build (bin/paykit-mock.js), each in a process group of its own (scripts/processes.mjs), so none
-// outlives the bench however it ends.
+// The mock processes of bench/big-account.mjs and bench/shared-throughput.mjs, and the clients that load
+// them: `paykit-mock` from the build (bin/paykit-mock.js), each in a process group of its own
+// (scripts/processes.mjs), so none outlives the bench however it ends.
 import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -11,8 +11,8 @@ export const ADMIN_TOKEN = "bench-admin-token";
 export const DEFAULT_KEYS = { publicKey: "pk_test_benchdefault", secretKey: "sk_test_benchdefault" };
 export const basic = (keys) => `Basic ${btoa(`${keys.publicKey}:${keys.secretKey}`)}`;
 export const ADMIN = { authorization: `Bearer ${ADMIN_TOKEN}`, "content-type": "application/json" };
-/** How long a mock may take to listen; the figures in issue 21 reach 50 s at 1M records, on a quiet machine. */
-const START_DEADLINE_MS = Number(process.env.BENCH_START_DEADLINE_MS ?? 600_000);
+/** How long a mock may take to listen and answer its probe (a start reads no records: seconds at most). */
+const START_DEADLINE_MS = Number(process.env.BENCH_START_DEADLINE_MS ?? 120_000);
 
 const running = new Set();
 
@@ -68,7 +68,7 @@ export async function startMock(args, probe) {
   return mock;
 }
 
-/** Stops a mock with SIGTERM (its clean shutdown saves what is pending), SIGKILL after 60 s. */
+/** Stops a mock with SIGTERM (its clean shutdown lets the requests under way finish), SIGKILL after 60 s. */
 export const stopMock = (mock) => stopGroup(mock.child, { signal: "SIGTERM", graceMs: 60_000 });
 
 /** SIGKILLs every mock still running (cleanup after a failure or Ctrl-C). */
