@@ -34,8 +34,15 @@ export async function expectScreenApproved(options: {
     .locator("svg")
     .first()
     .waitFor({ state: "visible", timeout: WAIT_MS })
-    .catch((error: Error) => {
-      throw new Error(`${where}: no PIX QR code drawn (${error.message}); ${problems()}`);
+    .catch(async (error: Error) => {
+      const shown = (
+        await screen
+          .evaluate((host) => (host.shadowRoot ?? host).textContent ?? "", undefined, { timeout: 1_000 })
+          .catch(() => "(no screen)")
+      ).slice(0, 400);
+      throw new Error(
+        `${where}: no PIX QR code drawn (${error.message}); the screen shows: ${shown}; ${problems()}`,
+      );
     });
   const code = await screen.locator("textarea").inputValue();
   if (code !== shop.pix.pix.qrcode) throw new Error(`${where}: the code to copy is not the payin's: ${code}`);
