@@ -6,7 +6,7 @@
 // the named root script with pnpm.
 import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
-import { delimiter, dirname, join } from "node:path";
+import { delimiter, dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -103,6 +103,7 @@ function testTotals() {
   let passed = 0;
   let failed = 0;
   let skipped = 0;
+  const failures = [];
   for (const project of testProjects) {
     const report = join(project, "test-results", "vitest.json");
     if (!existsSync(report)) continue;
@@ -110,8 +111,32 @@ function testTotals() {
     passed += json.numPassedTests;
     failed += json.numFailedTests;
     skipped += json.numPendingTests + json.numTodoTests;
+    for (const file of json.testResults ?? []) {
+      const where = relative(root, file.name);
+      const tests = (file.assertionResults ?? []).filter((t) => t.status === "failed");
+      for (const t of tests)
+        failures.push({ where, name: t.fullName, message: t.failureMessages?.[0] ?? "" });
+      // a file that failed before any of its tests ran (an import error, a hook that threw)
+      if (tests.length === 0 && file.status === "failed")
+        failures.push({ where, name: "(the file)", message: file.message ?? "" });
+    }
   }
-  return { passed, failed, skipped };
+  return { passed, failed, skipped, failures };
+}
+
+// The failed tests by name, with the first lines of each failure, last in the log: a CI page that
+// shows only its tail still says what failed and why.
+function printFailures(failures) {
+  if (failures.length === 0) return;
+  console.log(`\nFailed tests (${failures.length}):`);
+  for (const f of failures.slice(0, 20)) {
+    console.log(`  ✗ ${f.where} > ${f.name}`);
+    const lines = f.message
+      .replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g"), "")
+      .split("\n")
+      .filter((l) => l.trim() !== "");
+    for (const line of lines.slice(0, 6)) console.log(`      ${line.slice(0, 300)}`);
+  }
 }
 
 // turbo's run summary (`--summarize` in the verify script): the slowest tasks, each with when it started
@@ -161,7 +186,8 @@ const verifyStarted = Date.now();
 const result = spawnSync("pnpm", ["run", task, ...rest], { cwd: root, stdio: "inherit", env: process.env });
 if (task === "verify") {
   printSlowestTasks(verifyStarted);
-  const { passed, failed, skipped } = testTotals();
+  const { passed, failed, skipped, failures } = testTotals();
+  printFailures(failures);
   console.log(`\nTests: ${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ""}`);
 }
 if (result.status !== 0) process.exit(result.status ?? 1);
