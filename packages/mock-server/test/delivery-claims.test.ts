@@ -221,6 +221,30 @@ describe.each(["memory", "pglite"] as const)("the claims of webhook attempts (%s
     expect(stored?.attempts).toHaveLength(1);
   });
 
+  it("renews only the leases its owner still holds: a renewed claim outlives its first term, a taken-over one stays taken", async () => {
+    await open();
+    const a = await account();
+    const [kept, lost] = await queue(a, [
+      ["payin", "pi_kept", "APPROVED"],
+      ["payin", "pi_lost", "APPROVED"],
+    ]);
+    const claimed = await claim("p1", { leaseMs: 1_000 });
+    expect(idsOf(claimed).sort()).toEqual([kept!, lost!].sort());
+    // p1 renews `kept` half-way through its term; `lost` it does not (a process frozen for that one)
+    now += 500;
+    await store.renewClaims("p1", [kept!], 1_000);
+    // a renewal by another owner changes nothing
+    await store.renewClaims("p2", [lost!], 60_000);
+    now += 501;
+    expect(idsOf(await claim("p2"))).toEqual([lost!]);
+    // p1's late renewal of what p2 now holds does not take it back, and its outcome is refused
+    await store.renewClaims("p1", [lost!], 60_000);
+    expect(await finish("p1", claimed.find((c) => c.delivery.id === lost)!, 204)).toBe(false);
+    // once p1 stops renewing, `kept` is free 1 s after its last renewal; `lost` is still p2's
+    now += 1_001;
+    expect(idsOf(await claim("p3"))).toEqual([kept!]);
+  });
+
   it("leaves an account whose listener another process holds to that process, until the listener's lease ends", async () => {
     await open();
     const a = await account();

@@ -228,6 +228,11 @@ export interface SandboxStore {
     owner: string,
     options: { accountId?: string; ids?: readonly string[]; limit: number; leaseMs: number },
   ): Promise<ClaimedAttempt[]>;
+  /**
+   * Extends the leases `owner` still holds on these deliveries to `leaseMs` from now (a process renews
+   * the attempts it is making, so a short lease is enough while it lives; docs/decisions/sandbox-store.md).
+   */
+  renewClaims(owner: string, ids: readonly string[], leaseMs: number): Promise<void>;
   /** Writes an attempt's outcome, if the claim still holds; answers whether it did. */
   finishAttempt(owner: string, claim: ClaimedAttempt, outcome: DeliveryRecord): Promise<boolean>;
   /** Lets the held out-of-order events (of the account, or of every account) go now. */

@@ -1,6 +1,7 @@
 // The background work of one engine process (docs/decisions/sandbox-store.md): the due work of every
-// account as it falls due, and the webhook attempts, each claimed from the store with a lease (one
-// process makes each attempt; a process killed mid-attempt leaves it to another once the lease ends),
+// account as it falls due, and the webhook attempts, each claimed from the store with a short lease the
+// process renews while the attempt runs (one process makes each attempt; a process killed or frozen
+// mid-attempt stops renewing, and another makes it once the lease ends),
 // made outside any transaction, and recorded in a short transaction of its own. A store that knows its
 // next moment (memory) wakes the worker then; the SQL stores are polled, and every commit that queued a
 // delivery hands it over at once.
@@ -15,13 +16,7 @@ import {
   type WebhookDelivery,
 } from "../domain/deliveries.js";
 import { DUE_PER_TURN, runDue } from "../domain/due.js";
-import {
-  ACK_GRACE_MS,
-  eventName,
-  LISTENER_LEASE_MS,
-  type ListenParams,
-  type ListenResult,
-} from "../domain/listeners.js";
+import { eventName, LISTENER_LEASE_MS, type ListenParams, type ListenResult } from "../domain/listeners.js";
 import type { ClaimedAttempt, SandboxStore } from "../domain/repository.js";
 import type { DeliverySlots } from "../internal/delivery-slots.js";
 import { ListenerHub } from "./listeners.js";
@@ -36,6 +31,15 @@ const FLUSH_WAIT_MS = LISTENER_LEASE_MS + 30_000;
 const FLUSH_CHECK_MS = 20;
 /** Attempts claimed at once. */
 const CLAIM_BATCH = 100;
+/**
+ * How long a claim holds after its last renewal (ms): how soon another process makes the attempts of a
+ * process killed or frozen mid-attempt. A live process renews every {@link CLAIM_RENEW_MS}, however long
+ * its attempt waits (a slot, a receiver's timeout, a listener's poll), so this only has to outlast a few
+ * missed renewals on a busy machine.
+ */
+export const CLAIM_LEASE_MS = 10_000;
+/** How often a process renews the claims of the attempts it is making (ms). */
+const CLAIM_RENEW_MS = 2_000;
 
 /** What a worker needs of its engine. */
 export interface WorkerOptions {
@@ -63,6 +67,8 @@ export class Worker implements WebhookWork {
   #ticking: Promise<void> | null = null;
   #again = false;
   #closed = false;
+  #renewer: ReturnType<typeof setInterval> | undefined;
+  #renewing = false;
 
   constructor(options: WorkerOptions) {
     this.#options = options;
@@ -76,9 +82,11 @@ export class Worker implements WebhookWork {
     options.turns.onCommit = (queued) => this.kick(queued);
   }
 
-  /** Starts the background loop. */
+  /** Starts the background loop, and the renewal of this process's claims. */
   start(): void {
     this.#arm();
+    this.#renewer = setInterval(() => void this.#renew(), CLAIM_RENEW_MS);
+    this.#renewer.unref?.();
   }
 
   /** Deliveries a turn queued: their first attempt now (or after their hold). */
@@ -153,6 +161,7 @@ export class Worker implements WebhookWork {
   /** Stops the loop; attempts under way finish. */
   close(): void {
     this.#closed = true;
+    clearInterval(this.#renewer);
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
     this.hub.close();
@@ -209,7 +218,7 @@ export class Worker implements WebhookWork {
       claims = await this.#store.claimAttempts(this.#options.owner, {
         ...filter,
         limit: CLAIM_BATCH,
-        leaseMs: this.#leaseMs(),
+        leaseMs: CLAIM_LEASE_MS,
       });
     } catch (error) {
       this.#options.onError(error);
@@ -234,9 +243,17 @@ export class Worker implements WebhookWork {
     return claims.map((c) => c.delivery.id);
   }
 
-  #leaseMs(): number {
-    // long enough for a slot, the receiver's timeout, and a listener's poll and answer
-    return this.#options.timeoutMs * 2 + LISTENER_LEASE_MS + ACK_GRACE_MS;
+  /** Extends the leases of the attempts this process is making; a renewal still running is not doubled. */
+  async #renew(): Promise<void> {
+    if (this.#renewing || this.#inFlight.size === 0) return;
+    this.#renewing = true;
+    try {
+      await this.#store.renewClaims(this.#options.owner, [...this.#inFlight.keys()], CLAIM_LEASE_MS);
+    } catch (error) {
+      this.#options.onError(error);
+    } finally {
+      this.#renewing = false;
+    }
   }
 
   async #attempt(claim: ClaimedAttempt): Promise<void> {

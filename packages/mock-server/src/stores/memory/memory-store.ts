@@ -68,6 +68,14 @@ export class MemoryStore implements SandboxStore {
     return claimed;
   }
 
+  async renewClaims(owner: string, ids: readonly string[], leaseMs: number): Promise<void> {
+    const until = this.#now() + leaseMs;
+    for (const id of ids) {
+      const lease = this.state.leases.get(id);
+      if (lease?.owner === owner) lease.until = until;
+    }
+  }
+
   async finishAttempt(owner: string, claim: ClaimedAttempt, outcome: DeliveryRecord): Promise<boolean> {
     const state = this.state;
     const stored = state.deliveries.get(outcome.id);

@@ -233,6 +233,16 @@ export class SqlStore implements SandboxStore {
       );
   }
 
+  async renewClaims(owner: string, ids: readonly string[], leaseMs: number): Promise<void> {
+    if (ids.length === 0) return;
+    // only a lease this process still holds: one another process took over stays taken
+    await this.#background(
+      `UPDATE paykit_deliveries SET lease_until_ms = $3
+        WHERE id = ANY($1::text[]) AND lease_owner = $2 AND state = 'pending'`,
+      [[...ids], owner, this.#now() + leaseMs],
+    );
+  }
+
   async finishAttempt(owner: string, claim: ClaimedAttempt, outcome: DeliveryRecord): Promise<boolean> {
     const statement = deliveryUpdate(outcome, owner, claim.cycleAttempts);
     const { rows } = await this.#db.query(statement.text, statement.params ?? []);
