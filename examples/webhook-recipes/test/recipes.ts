@@ -39,6 +39,7 @@ export interface Recipe {
 const folder = fileURLToPath(new URL("..", import.meta.url));
 // the binary itself, not node_modules/.bin/bun (a shell wrapper that would outlive a kill)
 const bunBin = fileURLToPath(new URL("../node_modules/bun/bin/bun.exe", import.meta.url));
+const denoBin = fileURLToPath(new URL("../node_modules/deno/deno", import.meta.url));
 
 /** The PAYKIT_* variables of a config, as a deployment sets them. */
 export function envOf(config: SharedConfig): Record<string, string> {
@@ -132,6 +133,33 @@ export const RECIPES: readonly Recipe[] = [
       const url = `http://127.0.0.1:${port}`;
       // any HTTP answer means Bun is serving (a GET on the webhook route is a 404)
       await waitFor(async () => (await fetch(url)).status, "Bun to listen", 15_000);
+      return {
+        url,
+        stop: () =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null) return resolve();
+            child.once("exit", () => resolve());
+            child.kill("SIGTERM");
+          }),
+      };
+    },
+  },
+  {
+    name: "Hono on Deno",
+    async start(config) {
+      const port = await freePort();
+      const child: ChildProcess = spawnGroup(
+        denoBin,
+        ["run", "--quiet", "--no-prompt", "--allow-net", "--allow-env", "--allow-read", "src/deno.ts"],
+        {
+          cwd: folder,
+          stdio: "ignore",
+          env: { PATH: process.env.PATH, PORT: String(port), ...envOf(config) },
+        },
+      );
+      const url = `http://127.0.0.1:${port}`;
+      // any HTTP answer means Deno is serving (a GET on the webhook route is a 404)
+      await waitFor(async () => (await fetch(url)).status, "Deno to listen", 20_000);
       return {
         url,
         stop: () =>
