@@ -1,9 +1,11 @@
 // A server for bench/run.mjs, run in its own process pinned to core 0. Kinds:
 //   bare         parses the body and answers a fixed JSON the size of a PIX 201 (the node:http baseline)
-//   mock         a fresh createMockServer(), as a user's test suite starts it (the POST /payin run)
+//   mock         a fresh createMockServer(), as a user's test suite starts it (the POST /payin run);
+//                argv[3], when given, is another build's dist entry (bench/baseline.mjs) to start instead
 //   mock-seeded  a mock with accounts of 1,000 and 100,000 payouts (the GET /payout runs); seeded in
 //                its own process, so the POST run never pays for this heap's garbage collection
 import { createServer } from "node:http";
+import { pathToFileURL } from "node:url";
 
 const kind = process.argv[2];
 const announce = (info) => process.stdout.write(`${JSON.stringify(info)}\n`);
@@ -65,7 +67,8 @@ if (kind === "bare") {
   });
   server.listen(0, "127.0.0.1", () => announce({ url: `http://127.0.0.1:${server.address().port}` }));
 } else if (kind === "mock") {
-  const { createMockServer } = await import("../dist/index.js");
+  const entry = process.argv[3] ? pathToFileURL(process.argv[3]).href : "../dist/index.js";
+  const { createMockServer } = await import(entry);
   const mock = await createMockServer({ autoAdvance: false });
   announce({ url: mock.url, auth: `Basic ${btoa(`${mock.account.publicKey}:${mock.account.secretKey}`)}` });
 } else if (kind === "mock-seeded") {
