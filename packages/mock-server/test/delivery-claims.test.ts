@@ -245,6 +245,20 @@ describe.each(["memory", "pglite"] as const)("the claims of webhook attempts (%s
     expect(idsOf(await claim("p3"))).toEqual([kept!]);
   });
 
+  it("frees every claim of an owner that stops, and no other owner's", async () => {
+    await open();
+    const a = await account();
+    const [mine, theirs] = await queue(a, [
+      ["payin", "pi_mine", "APPROVED"],
+      ["payin", "pi_theirs", "APPROVED"],
+    ]);
+    expect(idsOf(await claim("p1", { ids: [mine!] }))).toEqual([mine!]);
+    expect(idsOf(await claim("p2", { ids: [theirs!] }))).toEqual([theirs!]);
+    await store.releaseClaims("p1");
+    // no time passed: p1's attempt is free at once, p2's still held
+    expect(idsOf(await claim("p3"))).toEqual([mine!]);
+  });
+
   it("leaves an account whose listener another process holds to that process, until the listener's lease ends", async () => {
     await open();
     const a = await account();

@@ -233,6 +233,8 @@ export interface SandboxStore {
    * the attempts it is making, so a short lease is enough while it lives; docs/decisions/sandbox-store.md).
    */
   renewClaims(owner: string, ids: readonly string[], leaseMs: number): Promise<void>;
+  /** Frees every claim `owner` still holds (a process that stops): another process may make them at once. */
+  releaseClaims(owner: string): Promise<void>;
   /** Writes an attempt's outcome, if the claim still holds; answers whether it did. */
   finishAttempt(owner: string, claim: ClaimedAttempt, outcome: DeliveryRecord): Promise<boolean>;
   /** Lets the held out-of-order events (of the account, or of every account) go now. */

@@ -38,6 +38,8 @@ const CLAIM_BATCH = 100;
  * missed renewals on a busy machine.
  */
 export const CLAIM_LEASE_MS = 10_000;
+/** How long a process that stops waits for its attempts under way before it frees their claims (ms). */
+const STOP_GRACE_MS = 500;
 /** How often a process renews the claims of the attempts it is making (ms). */
 const CLAIM_RENEW_MS = 2_000;
 
@@ -165,6 +167,28 @@ export class Worker implements WebhookWork {
     if (this.#timer !== undefined) clearTimeout(this.#timer);
     this.#timer = undefined;
     this.hub.close();
+  }
+
+  /**
+   * Stops the loop, gives the attempts under way `graceMs` to end, and frees the claims of those that did
+   * not: a process that stops on purpose leaves its attempts to the others (or its next start) at once,
+   * not when their leases end. An attempt still running may then be made twice, under one webhook-id.
+   */
+  async stop(graceMs = STOP_GRACE_MS): Promise<void> {
+    this.close();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      this.#settled(),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, graceMs);
+      }),
+    ]);
+    clearTimeout(timer);
+    try {
+      await this.#store.releaseClaims(this.#options.owner);
+    } catch (error) {
+      this.#options.onError(error);
+    }
   }
 
   /** Resolves once this process's attempts (of the account, or all) settled. */

@@ -76,6 +76,10 @@ export class MemoryStore implements SandboxStore {
     }
   }
 
+  async releaseClaims(owner: string): Promise<void> {
+    for (const [id, lease] of this.state.leases) if (lease.owner === owner) this.state.leases.delete(id);
+  }
+
   async finishAttempt(owner: string, claim: ClaimedAttempt, outcome: DeliveryRecord): Promise<boolean> {
     const state = this.state;
     const stored = state.deliveries.get(outcome.id);

@@ -243,6 +243,13 @@ export class SqlStore implements SandboxStore {
     );
   }
 
+  async releaseClaims(owner: string): Promise<void> {
+    await this.#background(
+      "UPDATE paykit_deliveries SET lease_owner = NULL, lease_until_ms = NULL WHERE lease_owner = $1 AND state = 'pending'",
+      [owner],
+    );
+  }
+
   async finishAttempt(owner: string, claim: ClaimedAttempt, outcome: DeliveryRecord): Promise<boolean> {
     const statement = deliveryUpdate(outcome, owner, claim.cycleAttempts);
     const { rows } = await this.#db.query(statement.text, statement.params ?? []);

@@ -1,7 +1,7 @@
 import type { MockControl } from "../../control/mock-control.js";
 import type { AccountKeys } from "../../domain/accounts.js";
 import { retentionMs } from "../../domain/retention-period.js";
-import { type CreateEngineOptions, createEngine, type MockEngine } from "../../http/engine.js";
+import { type CreateEngineOptions, createEngine, type MockEngine, stopEngine } from "../../http/engine.js";
 import { hostAllowList } from "../../http/host-guard.js";
 import { type MockStoreOption, openSandboxStore } from "../../stores/open-store.js";
 import { defaultWebhookSecret } from "./default-secret.js";
@@ -134,7 +134,7 @@ export async function createMockServer(options: MockServerOptions = {}): Promise
   });
   const close = async () => {
     await served.close();
-    engine.close();
+    await stopEngine(engine);
     await store.close();
   };
   return {
