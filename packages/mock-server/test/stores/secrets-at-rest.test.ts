@@ -2,9 +2,11 @@
 // secret key is kept only as its hash, whichever way the account was made (the default account with
 // --default-keys, POST /_mock/accounts with keys made or given, `paykit-mock account create`), and
 // the admin token read from PAYKIT_MOCK_ADMIN_TOKEN is in no process's command line. The whole database
-// is read back as text, every table, and searched for each secret.
+// is read back as text, every table, and searched for each secret; then the same for generated key
+// pairs, each used, refused with a wrong secret, and its account reset.
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import fc from "fast-check";
 import { afterEach, expect, it } from "vitest";
 import { spawnGroup } from "../../../../scripts/processes.mjs";
 import { createHttpControl } from "../../src/control/http-client.js";
@@ -86,4 +88,49 @@ it("keeps no secret key and no admin token in the database, and shows the token 
     expect(a.stderr().includes(secret), `a secret in the mock's log: ${secret}`).toBe(false);
   const ps = execFileSync("ps", ["-eo", "args"], { encoding: "utf8" });
   for (const secret of secrets.slice(2)) expect(ps.includes(secret), `a key in ps: ${secret}`).toBe(false);
+}, 120_000);
+
+it("keeps no generated secret key in the database, the mock's output or ps, however the key is used", async () => {
+  const url = await newDatabase("atrestprop");
+  const mock = await startMockProcess(KEYS, ["--store", url, "--shared"]);
+  let stdout = "";
+  mock.child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString("utf8")));
+  const control = createHttpControl({ url: mock.url, adminToken: ADMIN_TOKEN });
+  const secrets: string[] = [];
+  // letters, digits and "_" after the prefix (the control API's rule), 8 to 100 of them
+  const tail = (min: number) => fc.stringMatching(new RegExp(`^[A-Za-z0-9_]{${min},100}$`));
+  let n = 0;
+  await fc.assert(
+    fc.asyncProperty(tail(8), fc.boolean(), async (secretTail, reset) => {
+      const publicKey = `pk_test_prop${String(++n).padStart(6, "0")}`;
+      const secretKey = `sk_test_${secretTail}`;
+      secrets.push(secretKey);
+      const account = await control.createAccount({ publicKey, secretKey });
+      const pay = (secret: string) =>
+        fetch(`${mock.url}/payin`, {
+          method: "POST",
+          headers: {
+            authorization: basic({ publicKey, secretKey: secret }),
+            "content-type": "application/json",
+          },
+          body: JSON.stringify(pixPayin()),
+        });
+      expect((await pay(secretKey)).status).toBe(201);
+      // a wrong secret that differs in its last character: refused, and written nowhere either
+      const wrong = `${secretKey.slice(0, -1)}${secretKey.endsWith("x") ? "y" : "x"}`;
+      secrets.push(wrong);
+      expect((await pay(wrong)).status).toBe(401);
+      if (reset) await control.resetAccount(account.accountId);
+    }),
+    { numRuns: 25 },
+  );
+  const stored = await everything(url);
+  expect(stored).toContain("pk_test_prop000001"); // the dump is the data
+  const ps = execFileSync("ps", ["-eo", "args"], { encoding: "utf8" });
+  for (const secret of secrets) {
+    expect(stored.includes(secret), `a secret in the database: ${secret}`).toBe(false);
+    expect(mock.stderr().includes(secret), `a secret in the mock's log: ${secret}`).toBe(false);
+    expect(stdout.includes(secret), `a secret in the mock's output: ${secret}`).toBe(false);
+    expect(ps.includes(secret), `a key in ps: ${secret}`).toBe(false);
+  }
 }, 120_000);
