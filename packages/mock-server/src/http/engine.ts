@@ -124,16 +124,6 @@ function bodyBytes(text: string): number {
 /** How many times the engine runs a request whose transaction the store ended before its commit. */
 const RUNS_PER_REQUEST = 3;
 
-/**
- * Creates a mock engine: a default account (KYC approved, cards enabled, automatic payout approval,
- * 1000000 cents), the seed PIX directory and a clock at real time.
- *
- * @example
- * const engine = createEngine({ autoAdvance: false });
- * const auth = "Basic " + btoa(`${engine.account.publicKey}:${engine.account.secretKey}`);
- * const res = await engine.handle(new Request("http://mock.test/payout?limit=5", { headers: { authorization: auth } }));
- * engine.close();
- */
 /** Each engine's worker, for {@link stopEngine} (not part of the engine's public shape). */
 const workers = new WeakMap<MockEngine, Worker>();
 
@@ -147,6 +137,16 @@ export async function stopEngine(engine: MockEngine): Promise<void> {
   await worker?.stop();
 }
 
+/**
+ * Creates a mock engine: a default account (KYC approved, cards enabled, automatic payout approval,
+ * 1000000 cents), the seed PIX directory and a clock at real time.
+ *
+ * @example
+ * const engine = createEngine({ autoAdvance: false });
+ * const auth = "Basic " + btoa(`${engine.account.publicKey}:${engine.account.secretKey}`);
+ * const res = await engine.handle(new Request("http://mock.test/payout?limit=5", { headers: { authorization: auth } }));
+ * engine.close();
+ */
 export function createEngine(options: CreateEngineOptions = {}): MockEngine {
   if (options.sharedSandbox && !options.adminToken)
     throw new TypeError(
