@@ -53,6 +53,12 @@ export class MemoryState {
   readonly withDue = new Set<string>();
   sandbox: SandboxSettings = startSettings();
   deliverySeq = 0;
+  /**
+   * Counts the changes that may move when a pending delivery's attempt falls due (a delivery queued,
+   * attempted, held, claimed or released; a clock moved): the store's next wake is worked out again only
+   * after one (MemoryStore.nextWake), not on every commit.
+   */
+  deliveryChanges = 0;
   /** The last boleto number ("nosso número") handed out. */
   boletoSeq = 0;
 
@@ -93,6 +99,7 @@ export class MemoryState {
         this.pending.delete(delivery);
         this.leases.delete(delivery.id);
       }
+      this.deliveryChanges++;
       records.due.clear();
       this.records.delete(accountId);
     }

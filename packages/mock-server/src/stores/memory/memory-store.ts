@@ -22,6 +22,8 @@ export class MemoryStore implements SandboxStore {
   readonly state = new MemoryState();
   readonly locks = new AccountLocks();
   readonly #now: () => number;
+  /** The earliest wake of the pending deliveries, as of `MemoryState.deliveryChanges`. */
+  #deliveryWake = { changes: -1, at: Number.POSITIVE_INFINITY };
 
   constructor(now: () => number = Date.now) {
     this.#now = now;
@@ -58,6 +60,7 @@ export class MemoryStore implements SandboxStore {
       const account = state.accounts.get(delivery.accountId)!;
       const accountNow = now + state.offsetOf(account);
       state.leases.set(delivery.id, { owner, until: now + options.leaseMs, cycle: delivery.cycleAttempts });
+      state.deliveryChanges++;
       claimed.push({
         delivery: structuredClone(delivery),
         cycleAttempts: delivery.cycleAttempts,
@@ -74,10 +77,12 @@ export class MemoryStore implements SandboxStore {
       const lease = this.state.leases.get(id);
       if (lease?.owner === owner) lease.until = until;
     }
+    this.state.deliveryChanges++;
   }
 
   async releaseClaims(owner: string): Promise<void> {
     for (const [id, lease] of this.state.leases) if (lease.owner === owner) this.state.leases.delete(id);
+    this.state.deliveryChanges++;
   }
 
   async finishAttempt(owner: string, claim: ClaimedAttempt, outcome: DeliveryRecord): Promise<boolean> {
@@ -87,6 +92,7 @@ export class MemoryStore implements SandboxStore {
     if (stored === undefined || lease?.owner !== owner || stored.cycleAttempts !== claim.cycleAttempts)
       return false;
     state.leases.delete(outcome.id);
+    state.deliveryChanges++;
     Object.assign(stored, { ...outcome, attempts: outcome.attempts.map((a) => ({ ...a })) });
     if (stored.state === "pending") state.pending.add(stored);
     else state.pending.delete(stored);
@@ -96,6 +102,7 @@ export class MemoryStore implements SandboxStore {
   async releaseHolds(accountId?: string): Promise<void> {
     for (const delivery of this.state.pending)
       if (accountId === undefined || delivery.accountId === accountId) delivery.holdUntil = 0;
+    this.state.deliveryChanges++;
   }
 
   async openAttempts(filter: { accountId?: string; ids?: readonly string[] }): Promise<number> {
@@ -137,6 +144,19 @@ export class MemoryStore implements SandboxStore {
       if (account !== undefined && records !== undefined)
         next = Math.min(next, records.due.nextAt(state.offsetOf(account)));
     }
+    next = Math.min(next, this.#pendingWake());
+    return next === Number.POSITIVE_INFINITY ? undefined : next;
+  }
+
+  /**
+   * When the first pending delivery falls due (its lease ends, its hold, its next attempt), worked out
+   * again only after a change that may move it: every commit asks (the worker arms its timer), and a
+   * receiver that is down keeps thousands of deliveries pending.
+   */
+  #pendingWake(): number {
+    const state = this.state;
+    if (this.#deliveryWake.changes === state.deliveryChanges) return this.#deliveryWake.at;
+    let next = Number.POSITIVE_INFINITY;
     for (const delivery of state.pending) {
       const lease = state.leases.get(delivery.id);
       if (lease !== undefined) {
@@ -147,7 +167,8 @@ export class MemoryStore implements SandboxStore {
       if (account === undefined || delivery.nextAttemptAt === null) continue;
       next = Math.min(next, Math.max(delivery.holdUntil, delivery.nextAttemptAt - state.offsetOf(account)));
     }
-    return next === Number.POSITIVE_INFINITY ? undefined : next;
+    this.#deliveryWake = { changes: state.deliveryChanges, at: next };
+    return next;
   }
 
   async holdListener(
@@ -187,6 +208,7 @@ export class MemoryStore implements SandboxStore {
       if (resources !== null && !resources.has(delivery.resourceId)) continue;
       if (delivery.nextAttemptAt === null || delivery.nextAttemptAt > now) delivery.nextAttemptAt = now;
     }
+    state.deliveryChanges++;
   }
 
   async listenerOf(

@@ -194,6 +194,7 @@ export class MemoryTx implements StoreTx {
       state.pending.delete(delivery);
       state.leases.delete(delivery.id);
     }
+    state.deliveryChanges++;
     return { payins: dropped.payins.length, payouts: dropped.payouts };
   }
 
@@ -224,7 +225,8 @@ export class MemoryTx implements StoreTx {
   }
 
   clockMoved(_account: Account): void {
-    // the due queue keeps account times; the store reads the offset when it looks
+    // the due queue keeps account times; the store reads the offset when it looks (its deliveries' too)
+    this.#state.deliveryChanges++;
   }
 
   insertDelivery(delivery: DeliveryRecord): void {
@@ -233,6 +235,7 @@ export class MemoryTx implements StoreTx {
     state.deliveries.set(delivery.id, delivery);
     state.pending.add(delivery);
     state.recordsOf(delivery.accountId).addDelivery(delivery);
+    state.deliveryChanges++;
   }
 
   async delivery(id: string): Promise<DeliveryRecord | null> {
@@ -245,6 +248,7 @@ export class MemoryTx implements StoreTx {
     state.leases.delete(delivery.id);
     if (delivery.state === "pending") state.pending.add(delivery);
     else state.pending.delete(delivery);
+    state.deliveryChanges++;
   }
 
   async deliveryPage(filter: DeliveryQuery, place: PagePlace): Promise<ListPage<DeliveryRecord>> {
@@ -312,6 +316,8 @@ export class MemoryTx implements StoreTx {
   updateSandbox(settings: SandboxSettings): void {
     Object.assign(this.sandbox, settings);
     this.#state.sandbox = { ...settings };
+    // the sandbox's clock may have moved: every delivery's real due time with it
+    this.#state.deliveryChanges++;
   }
 
   resetSandbox(defaultAccount: Account): void {
