@@ -6,6 +6,7 @@
  * @module @paykit/webhooks/dedupe
  */
 import type { WebhookEvent } from "./event.js";
+import { keepLease, positiveMs } from "./internal/lease.js";
 
 /**
  * What a store answers when a delivery begins: `started` (this attempt now holds the lease and runs
@@ -162,8 +163,8 @@ export class WebhookDeduplicator {
 
   constructor(options: WebhookDeduplicatorOptions = {}) {
     this.#store = options.store ?? new MemoryDedupStore();
-    this.#leaseMs = positiveMs(options.leaseMs, 60_000, "leaseMs");
-    this.#ttlMs = positiveMs(options.ttlMs, 86_400_000, "ttlMs");
+    this.#leaseMs = positiveMs(options.leaseMs, 60_000, "WebhookDeduplicator", "leaseMs");
+    this.#ttlMs = positiveMs(options.ttlMs, 86_400_000, "WebhookDeduplicator", "ttlMs");
   }
 
   /** Runs `handler` unless this delivery was handled before or another attempt is running it now. */
@@ -176,7 +177,8 @@ export class WebhookDeduplicator {
     const begun = await this.#store.begin(key, token, this.#leaseMs);
     if (begun === "done") return { status: "duplicate" };
     if (begun === "in-progress") return { status: "in-progress" };
-    const stopRenewing = this.#keepLease(key, token);
+    // a long handler keeps its delivery
+    const stopRenewing = keepLease(() => this.#store.renew(key, token, this.#leaseMs), this.#leaseMs);
     let result: T;
     try {
       result = await handler(event);
@@ -189,27 +191,4 @@ export class WebhookDeduplicator {
     await this.#store.complete(key, token, this.#ttlMs);
     return { status: "handled", result };
   }
-
-  /** Renews the lease every third of `leaseMs` until stopped, so a long handler keeps its delivery. */
-  #keepLease(key: string, token: string): () => void {
-    const timer = setInterval(
-      () => {
-        // A failed renewal is not fatal: the lease simply runs out and a later retry may run the handler.
-        Promise.resolve()
-          .then(() => this.#store.renew(key, token, this.#leaseMs))
-          .catch(() => undefined);
-      },
-      Math.max(1, Math.floor(this.#leaseMs / 3)),
-    );
-    (timer as { unref?: () => void }).unref?.();
-    return () => clearInterval(timer);
-  }
-}
-
-function positiveMs(value: number | undefined, fallback: number, name: string): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new RangeError(`WebhookDeduplicator: ${name} must be a positive integer of milliseconds`);
-  }
-  return value;
 }

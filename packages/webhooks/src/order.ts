@@ -6,6 +6,7 @@
  * @module @paykit/webhooks/order
  */
 import type { WebhookEvent } from "./event.js";
+import { keepLease, positiveMs } from "./internal/lease.js";
 import {
   type OrderState,
   type OrderVerdict,
@@ -90,8 +91,8 @@ export class WebhookOrderGuard {
 
   constructor(options: WebhookOrderGuardOptions = {}) {
     this.#store = options.store ?? new MemoryOrderStore();
-    this.#leaseMs = positiveMs(options.leaseMs, 60_000, "leaseMs");
-    this.#ttlMs = positiveMs(options.ttlMs, 604_800_000, "ttlMs");
+    this.#leaseMs = positiveMs(options.leaseMs, 60_000, "WebhookOrderGuard", "leaseMs");
+    this.#ttlMs = positiveMs(options.ttlMs, 604_800_000, "WebhookOrderGuard", "ttlMs");
   }
 
   /**
@@ -109,7 +110,8 @@ export class WebhookOrderGuard {
     const begun = await this.#store.begin(key, claim, token, this.#leaseMs);
     if (begun.answer === "in-progress") return { status: "in-progress" };
     if (begun.answer !== "started") return { status: begun.answer, known: begun.known };
-    const stopRenewing = this.#keepLease(key, token);
+    // a long handler keeps its resource
+    const stopRenewing = keepLease(() => this.#store.renew(key, token, this.#leaseMs), this.#leaseMs);
     let result: T;
     try {
       result = await handler(event, begun.previous);
@@ -149,27 +151,4 @@ export class WebhookOrderGuard {
   async known(kind: WebhookResourceKind, id: string): Promise<OrderState | null> {
     return this.#store.read(webhookOrderKey({ kind, id }));
   }
-
-  /** Renews the lease every third of `leaseMs` until stopped, so a long handler keeps its resource. */
-  #keepLease(key: string, token: string): () => void {
-    const timer = setInterval(
-      () => {
-        // A failed renewal is not fatal: the lease simply runs out and a later retry may run the handler.
-        Promise.resolve()
-          .then(() => this.#store.renew(key, token, this.#leaseMs))
-          .catch(() => undefined);
-      },
-      Math.max(1, Math.floor(this.#leaseMs / 3)),
-    );
-    (timer as { unref?: () => void }).unref?.();
-    return () => clearInterval(timer);
-  }
-}
-
-function positiveMs(value: number | undefined, fallback: number, name: string): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new RangeError(`WebhookOrderGuard: ${name} must be a positive integer of milliseconds`);
-  }
-  return value;
 }
