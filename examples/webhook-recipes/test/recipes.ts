@@ -80,6 +80,33 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** A recipe run by another runtime's binary as a merchant runs it, on a free port it reads from PORT. */
+async function runtimeServer(
+  config: ReceiverConfig,
+  runtime: string,
+  bin: string,
+  args: string[],
+): Promise<RunningRecipe> {
+  const port = await freePort();
+  const child: ChildProcess = spawnGroup(bin, args, {
+    cwd: folder,
+    stdio: "ignore",
+    env: { PATH: process.env.PATH, PORT: String(port), ...envOf(config) },
+  });
+  const url = `http://127.0.0.1:${port}`;
+  // any HTTP answer means it is serving (a GET on the webhook route is a 404)
+  await waitFor(async () => (await fetch(url)).status, `${runtime} to listen`, 20_000);
+  return {
+    url,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once("exit", () => resolve());
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
 function nodeServer(server: { close(cb: () => void): unknown; address(): unknown }): RunningRecipe {
   const { port } = server.address() as AddressInfo;
   return {
@@ -123,53 +150,20 @@ export const RECIPES: readonly Recipe[] = [
   },
   {
     name: "Hono on Bun",
-    async start(config) {
-      const port = await freePort();
-      const child: ChildProcess = spawnGroup(bunBin, ["run", "src/bun.ts"], {
-        cwd: folder,
-        stdio: "ignore",
-        env: { PATH: process.env.PATH, PORT: String(port), ...envOf(config) },
-      });
-      const url = `http://127.0.0.1:${port}`;
-      // any HTTP answer means Bun is serving (a GET on the webhook route is a 404)
-      await waitFor(async () => (await fetch(url)).status, "Bun to listen", 15_000);
-      return {
-        url,
-        stop: () =>
-          new Promise<void>((resolve) => {
-            if (child.exitCode !== null) return resolve();
-            child.once("exit", () => resolve());
-            child.kill("SIGTERM");
-          }),
-      };
-    },
+    start: (config) => runtimeServer(config, "Bun", bunBin, ["run", "src/bun.ts"]),
   },
   {
     name: "Hono on Deno",
-    async start(config) {
-      const port = await freePort();
-      const child: ChildProcess = spawnGroup(
-        denoBin,
-        ["run", "--quiet", "--no-prompt", "--allow-net", "--allow-env", "--allow-read", "src/deno.ts"],
-        {
-          cwd: folder,
-          stdio: "ignore",
-          env: { PATH: process.env.PATH, PORT: String(port), ...envOf(config) },
-        },
-      );
-      const url = `http://127.0.0.1:${port}`;
-      // any HTTP answer means Deno is serving (a GET on the webhook route is a 404)
-      await waitFor(async () => (await fetch(url)).status, "Deno to listen", 20_000);
-      return {
-        url,
-        stop: () =>
-          new Promise<void>((resolve) => {
-            if (child.exitCode !== null) return resolve();
-            child.once("exit", () => resolve());
-            child.kill("SIGTERM");
-          }),
-      };
-    },
+    start: (config) =>
+      runtimeServer(config, "Deno", denoBin, [
+        "run",
+        "--quiet",
+        "--no-prompt",
+        "--allow-net",
+        "--allow-env",
+        "--allow-read",
+        "src/deno.ts",
+      ]),
   },
   {
     name: "Hono on Workers (Miniflare, workerd)",
