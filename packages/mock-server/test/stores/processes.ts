@@ -382,7 +382,7 @@ export async function stopMidTransaction(
 }
 
 /** The local ports of a process's TCP sockets (its ends of its database connections among them). */
-function localPorts(pid: number): number[] {
+export function localPorts(pid: number): number[] {
   const inodes = new Set<string>();
   for (const fd of readdirSync(`/proc/${pid}/fd`)) {
     try {

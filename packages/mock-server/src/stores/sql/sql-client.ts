@@ -70,6 +70,12 @@ export class TransactionEndedError extends Error {
 /** SQLSTATE of a session ended for sitting idle in a transaction (rolled back, never committed). */
 const IDLE_IN_TRANSACTION_ENDED = "25P03";
 
+/** Whether a statement failed because the server ended its session (a FATAL), not for its own sake. */
+function sessionEnded(error: unknown): boolean {
+  const { code, severity } = error as { code?: unknown; severity?: unknown };
+  return code === IDLE_IN_TRANSACTION_ENDED || severity === "FATAL" || severity === "PANIC";
+}
+
 /** A driver that is not installed: the message says what to install. */
 export class SqlDriverMissingError extends Error {
   override readonly name = "SqlDriverMissingError";
@@ -270,6 +276,15 @@ export async function openPostgres(
             );
           }
           if (commit) committing(failed.reason);
+          // the session ended under this transaction (its idle limit passed while this process was
+          // stopped, the server shut down): nothing of it is stored, and the request may run again
+          if (sessionEnded(failed.reason)) {
+            end(true);
+            throw new TransactionEndedError(
+              `the database ended this transaction's session before its commit (${(failed.reason as Error).message})`,
+              { cause: failed.reason },
+            );
+          }
           throw failed.reason;
         }
         const results = settled.map(

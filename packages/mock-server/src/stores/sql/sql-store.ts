@@ -15,6 +15,7 @@ import {
   StoreUnavailableError,
 } from "../../domain/store-errors.js";
 import { StoreHealth } from "../store-health.js";
+import { AccountGate } from "./account-gate.js";
 import { bringForwardQuery, claimQuery, openAttemptsQuery } from "./claims.js";
 import { accountFrom, deliveryFrom, type Row, sandboxFrom } from "./columns.js";
 import { MIGRATION_LOCK, SCHEMA_VERSION, SchemaTooNewError } from "./migrations.js";
@@ -59,6 +60,7 @@ export class SqlStore implements SandboxStore {
   readonly #health: StoreHealth | null;
   readonly #log: (line: string) => void;
   readonly #stamped = new Map<string, number>();
+  readonly #gate = new AccountGate();
   #touchEveryMs = TOUCH_EVERY_MS;
   #refused: SchemaTooNewError | null = null;
   #purging: Promise<void> | null = null;
@@ -133,7 +135,7 @@ export class SqlStore implements SandboxStore {
         }
         throw new StoreUnavailableError(this.#refused.message, false);
       }
-      tx = new SqlTx(open, sandboxFrom(row), this.#now, this.#touch);
+      tx = new SqlTx(open, sandboxFrom(row), this.#now, this.#touch, this.#gate);
       if (caller !== undefined) tx.prefetchedCaller(caller, (callerRows?.rows ?? []) as Row[]);
     } catch (error) {
       throw this.#failure(error, "before");
@@ -142,20 +144,30 @@ export class SqlStore implements SandboxStore {
     try {
       result = await work(tx);
     } catch (error) {
-      await open.rollback();
+      await this.#rollback(open, tx);
       if (error instanceof ApiError) throw error;
       throw this.#failure(error, "before");
     }
     try {
       const statements = tx.statements();
-      if (statements.length === 0) await open.commit();
-      else await open.batch(statements, { commit: true });
+      const committed = statements.length === 0 ? open.commit() : open.batch(statements, { commit: true });
+      // the COMMIT is written (the driver writes as it is called): the server ends the transaction
+      // without this process, so the next transaction of it may join the account's queue
+      tx.leaveGates();
+      await committed;
     } catch (error) {
-      await open.rollback();
+      await this.#rollback(open, tx);
       throw this.#failure(error, "commit");
     }
     if (tx.hid) this.#purgeLater();
     return result;
+  }
+
+  /** Rolls a transaction back and ends its turns at the accounts' gates once the ROLLBACK is written. */
+  async #rollback(open: Awaited<ReturnType<SqlDatabase["begin"]>>, tx: SqlTx): Promise<void> {
+    const rolledBack = open.rollback();
+    tx.leaveGates();
+    await rolledBack;
   }
 
   /** What a store error means for the request: refused data, a store out of reach, or a bug. */

@@ -16,6 +16,7 @@ import type { PixKeyEntry, RegisterPixKeyParams } from "../../domain/pix-directo
 import type { PayinRecord, PayoutRecord } from "../../domain/records.js";
 import type { DueItem, DueKind, SandboxSettings, StoreTx } from "../../domain/repository.js";
 import { pixKeyId } from "../memory/memory-state.js";
+import type { AccountGate } from "./account-gate.js";
 import {
   ACCOUNT_COLUMNS,
   accountFrom,
@@ -57,6 +58,11 @@ export class SqlTx extends SqlReads implements StoreTx {
   /** Writes waiting for the commit: each made into statements then, from the objects as they are. */
   readonly #writes: Array<() => SqlStatement[]> = [];
   #caller: { publicKey: string; rows: Row[] } | undefined;
+  readonly #gate: AccountGate | undefined;
+  /** The accounts whose gate this transaction went through, with what ends its turn. */
+  readonly #turns = new Map<string, () => void>();
+  /** Whether writes of this transaction reached the database (and may hold rows) before its commit. */
+  #wrote = false;
   hid = false;
 
   constructor(
@@ -65,11 +71,34 @@ export class SqlTx extends SqlReads implements StoreTx {
     now: () => number,
     /** Whether this account's last use is to be stamped now (a process stamps each at most once a minute). */
     touch: (accountId: string) => boolean,
+    /** The process's gate to its accounts' row locks (account-gate.ts). */
+    gate?: AccountGate,
   ) {
     super();
     this.#tx = tx;
     this.#now = now;
     this.#touch = touch;
+    this.#gate = gate;
+  }
+
+  /**
+   * Ends this transaction's turns at the accounts' gates: called once its COMMIT or ROLLBACK is on the
+   * wire, when the server no longer needs this process to end the transaction.
+   */
+  leaveGates(): void {
+    for (const leave of this.#turns.values()) leave();
+    this.#turns.clear();
+  }
+
+  /** Waits for this process's turn at an account's row lock (account-gate.ts). */
+  async #enterGate(accountId: string): Promise<void> {
+    const gate = this.#gate;
+    if (gate === undefined || this.#turns.has(accountId)) return;
+    // A transaction that may hold rows already (another account's turn, its writes sent) waits in the
+    // database's queue only: waiting here, it could hold up the transaction whose turn it waits for,
+    // a deadlock the database would not see.
+    if ((this.#turns.size > 0 || this.#wrote) && gate.busy(accountId)) return;
+    this.#turns.set(accountId, await gate.enter(accountId));
   }
 
   realNow(): number {
@@ -82,7 +111,10 @@ export class SqlTx extends SqlReads implements StoreTx {
   }
 
   protected async read(text: string, params: readonly unknown[]): Promise<Row[]> {
-    if (this.#writes.length > 0) await this.#tx.batch(this.statements());
+    if (this.#writes.length > 0) {
+      this.#wrote = true;
+      await this.#tx.batch(this.statements());
+    }
     return (await this.#tx.query<Row>(text, params)).rows;
   }
 
@@ -93,6 +125,7 @@ export class SqlTx extends SqlReads implements StoreTx {
   }
 
   async account(id: string, options?: { lock?: boolean }): Promise<Account | null> {
+    if (options?.lock) await this.#enterGate(id);
     const [row] = await this.read(
       `SELECT * FROM paykit_accounts WHERE id = $1 AND removed_at IS NULL${options?.lock ? " FOR UPDATE" : ""}`,
       [id],
