@@ -1,0 +1,56 @@
+// What a shared sandbox's processes agree on, and what each decides alone (docs/testing.md, "What one
+// process decides alone"): two mocks on one PostgreSQL database. A fault armed through one process
+// is met on the other and its uses are counted once, boleto numbers never repeat across processes,
+// and the rate limit, switched on through either, counts each process's requests on its own.
+import { afterEach, expect, it } from "vitest";
+import type { MockServer } from "../../src/index.js";
+import { basic, pixPayin } from "../fixtures.js";
+import { twoMockServers } from "./processes.js";
+
+const servers: MockServer[] = [];
+afterEach(async () => {
+  for (const server of servers.splice(0)) await server.close();
+});
+
+const listPayouts = (mock: MockServer) =>
+  fetch(`${mock.url}/payout?limit=1`, { headers: { authorization: basic(mock.account) } }).then(
+    (r) => r.status,
+  );
+
+it("a fault armed through one process is met on the other, each use once", async () => {
+  const { a, b } = await twoMockServers("shared_faults", servers);
+  await a.control.addFault({ method: "GET", path: "/payout", status: 503, times: 3 });
+  // three uses, taken on whichever process the requests reach, then none
+  expect([await listPayouts(b), await listPayouts(a), await listPayouts(b), await listPayouts(b)]).toEqual([
+    503, 503, 503, 200,
+  ]);
+  expect(await a.control.faults()).toEqual([]);
+  expect(await b.control.faults()).toEqual([]);
+});
+
+it("boleto numbers never repeat across processes", async () => {
+  const { a, b } = await twoMockServers("shared_boletos", servers);
+  const barcodes = await Promise.all(
+    Array.from({ length: 20 }, async (_, i) => {
+      const mock = i % 2 === 0 ? a : b;
+      const res = await fetch(`${mock.url}/payin`, {
+        method: "POST",
+        headers: { authorization: basic(mock.account), "content-type": "application/json" },
+        body: JSON.stringify({ ...pixPayin({ referenceId: `boleto-${i}` }), paymentMethod: "BOLETO" }),
+      });
+      expect(res.status).toBe(201);
+      return ((await res.json()) as { boleto: { barcode: string } }).boleto.barcode;
+    }),
+  );
+  expect(new Set(barcodes).size).toBe(barcodes.length);
+});
+
+it("the rate limit, switched on through one process, counts each process's requests on its own", async () => {
+  const { a, b } = await twoMockServers("shared_rate", servers);
+  await a.control.setRateLimit({ limit: 2, windowMs: 60_000 });
+  expect([await listPayouts(a), await listPayouts(a), await listPayouts(a)]).toEqual([200, 200, 429]);
+  // the setting is the sandbox's; the other process's bucket is its own
+  expect([await listPayouts(b), await listPayouts(b), await listPayouts(b)]).toEqual([200, 200, 429]);
+  await b.control.setRateLimit(null);
+  expect(await listPayouts(a)).toBe(200);
+});
