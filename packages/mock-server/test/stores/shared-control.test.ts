@@ -1,11 +1,12 @@
 // What a shared sandbox's processes agree on, and what each decides alone (docs/testing.md, "What one
 // process decides alone"): two mocks on one PostgreSQL database. A fault armed through one process
 // is met on the other and its uses are counted once, boleto numbers never repeat across processes,
-// and the rate limit, switched on through either, counts each process's requests on its own.
+// and the rate limit, switched on through either, counts each process's requests on its own. A
+// restart keeps what was stored: armed faults and the rate limit's setting.
 import { afterEach, expect, it } from "vitest";
-import type { MockServer } from "../../src/index.js";
+import { createMockServer, type MockServer } from "../../src/index.js";
 import { basic, pixPayin } from "../fixtures.js";
-import { twoMockServers } from "./processes.js";
+import { ADMIN_TOKEN, twoMockServers } from "./processes.js";
 
 const servers: MockServer[] = [];
 afterEach(async () => {
@@ -53,4 +54,26 @@ it("the rate limit, switched on through one process, counts each process's reque
   expect([await listPayouts(b), await listPayouts(b), await listPayouts(b)]).toEqual([200, 200, 429]);
   await b.control.setRateLimit(null);
   expect(await listPayouts(a)).toBe(200);
+});
+
+it("a process started again on the store finds the faults armed and the rate limit set before", async () => {
+  const { a, b, url } = await twoMockServers("shared_restart", servers);
+  await a.control.addFault({ method: "GET", path: "/payout", status: 503, times: 1 });
+  await a.control.setRateLimit({ limit: 5, windowMs: 60_000 });
+  await a.close();
+  await b.close();
+  servers.splice(0);
+  const again = await createMockServer({
+    adminToken: ADMIN_TOKEN,
+    autoAdvance: false,
+    store: { url },
+    defaultAccount: a.account,
+  });
+  servers.push(again);
+  expect((await again.control.faults()).map((f) => f.status)).toEqual([503]);
+  expect(await listPayouts(again)).toBe(503);
+  // (the request the fault refused was not counted: a fault answers before the limit is looked at)
+  const limited = [];
+  for (let i = 0; i < 6; i++) limited.push(await listPayouts(again));
+  expect(limited).toEqual([200, 200, 200, 200, 200, 429]);
 });
