@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createMockServer, type MockServer } from "../src/index.js";
-import { apiOf, payoutBody } from "./fixtures.js";
+import { apiOf, payoutBody, WAIT } from "./fixtures.js";
 
 describe("automatic processing (docs/decisions/mock-server-starting.md)", () => {
   let mock: MockServer;
@@ -16,7 +16,7 @@ describe("automatic processing (docs/decisions/mock-server-starting.md)", () => 
     await vi.waitFor(async () => {
       const list = await api.get(`/payout?referenceId=${created.body.referenceId}`);
       expect(list.body.data[0].status).toBe("COMPLETED");
-    });
+    }, WAIT);
     const manualKeys = await mock.control.createAccount({ autoAdvance: false, balance: 10_000 });
     const manual = apiOf(harness as never, manualKeys);
     const waiting = await manual.post("/payout", payoutBody());

@@ -80,6 +80,12 @@ export async function startHarness(name: TransportName, options: CreateEngineOpt
   };
 }
 
+/**
+ * How long a test waits for the mock's background work (a webhook attempt made and recorded, a payout
+ * step): `vi.waitFor`'s default of 1 s is less than a PGlite turn can take beside a busy core.
+ */
+export const WAIT = { timeout: 15_000, interval: 50 } as const;
+
 export const TRANSPORTS: TransportName[] = ["engine", "node", "msw"];
 
 /** The transports, then node:http over each durable store: for the acceptance suites (issue 15). */

@@ -8,7 +8,7 @@ import { createEngine, type MockEngine } from "../src/index.js";
 import { MemoryStore } from "../src/stores/memory/memory-store.js";
 import { parseCliArgs, USAGE } from "../src/transports/node/args.js";
 import { startRetention, sweepEveryMs } from "../src/work/retention.js";
-import { basic, pixPayin } from "./fixtures.js";
+import { basic, pixPayin, WAIT } from "./fixtures.js";
 
 describe("a retention period", () => {
   it.each([
@@ -86,7 +86,7 @@ describe("the retention sweep's loop (startRetention)", () => {
     try {
       // the first sweep runs at once, and fails: reported, not thrown
       expect(store.sweeps).toBe(1);
-      await vi.waitFor(() => expect(errors).toHaveLength(1));
+      await vi.waitFor(() => expect(errors).toHaveLength(1), WAIT);
       expect(String(errors[0])).toContain("out of reach");
       expect(store.purges).toEqual([]);
       // the next one (every 250 ms for a retention of 1 s) removes the unused account, then purges

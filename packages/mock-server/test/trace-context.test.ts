@@ -20,7 +20,7 @@ import { MemoryStore } from "../src/stores/memory/memory-store.js";
 import { Turns } from "../src/work/turns.js";
 import { Worker } from "../src/work/worker.js";
 import { storeOn, warmStore } from "./durable-harness.js";
-import { basic, cardPayin, payoutBody, pixPayin } from "./fixtures.js";
+import { basic, cardPayin, payoutBody, pixPayin, WAIT } from "./fixtures.js";
 
 const TRACE_ID = "4bf92f3577b34da6a3ce929d0e0e4736";
 const CALLER_SPAN = "00f067aa0ba902b7";
@@ -72,7 +72,7 @@ describe("the mock carries the creating request's trace to its webhooks", () => 
       `00-${TRACE_ID}-${CALLER_SPAN}-01`,
     );
     await engine.control.payPayin(payin.id);
-    await vi.waitFor(() => expect(hook.received).toHaveLength(1));
+    await vi.waitFor(() => expect(hook.received).toHaveLength(1), WAIT);
     const sent = String(hook.received[0]?.traceparent);
     expect(sent).toMatch(new RegExp(`^00-${TRACE_ID}-[0-9a-f]{16}-01$`));
     expect(sent).not.toContain(CALLER_SPAN);
@@ -95,10 +95,10 @@ describe("the mock carries the creating request's trace to its webhooks", () => 
       "00-00000000000000000000000000000000-00f067aa0ba902b7-01",
     );
     await engine.control.advancePayout(traced.id);
-    await vi.waitFor(() => expect(hook.received).toHaveLength(1));
+    await vi.waitFor(() => expect(hook.received).toHaveLength(1), WAIT);
     expect(hook.received[0]?.traceparent).toMatch(new RegExp(`^00-${TRACE_ID}-[0-9a-f]{16}-00$`));
     await engine.control.advancePayout(untraced.id);
-    await vi.waitFor(() => expect(hook.received).toHaveLength(2));
+    await vi.waitFor(() => expect(hook.received).toHaveLength(2), WAIT);
     expect(hook.received[1]).not.toHaveProperty("traceparent");
   });
 });

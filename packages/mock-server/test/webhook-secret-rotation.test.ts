@@ -5,7 +5,7 @@ import { verifyWebhook } from "@paykit/webhooks";
 import { Webhook } from "standardwebhooks";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { createEngine, createMockServer, type MockEngine } from "../src/index.js";
-import { basic, pixPayin } from "./fixtures.js";
+import { basic, pixPayin, WAIT } from "./fixtures.js";
 
 interface Delivery {
   body: string;
@@ -69,7 +69,7 @@ describe("webhook secrets of the mock", () => {
     const accountId = engine.account.accountId;
     const oldSecret = engine.account.webhookSecret!;
     await engine.control.payPayin(await createPayin(engine));
-    await vi.waitFor(() => expect(deliveries).toHaveLength(1));
+    await vi.waitFor(() => expect(deliveries).toHaveLength(1), WAIT);
     expect(deliveries[0]!.headers["webhook-signature"]!.split(" ")).toHaveLength(1);
 
     const rotated = await engine.control.rotateWebhookSecret(accountId);
@@ -83,7 +83,7 @@ describe("webhook secrets of the mock", () => {
     // The earlier event's retry (due 5 s later on the mock clock), after the rotation: two v1
     // signatures, and each secret verifies.
     await engine.control.setClock({ advanceMs: 5_000 });
-    await vi.waitFor(() => expect(deliveries).toHaveLength(2));
+    await vi.waitFor(() => expect(deliveries).toHaveLength(2), WAIT);
     const retry = deliveries[1]!;
     expect(retry.headers["webhook-signature"]!.split(" ")).toHaveLength(2);
     expect(verifies(rotated.webhookSecret, retry)).toBe(true);
@@ -95,7 +95,7 @@ describe("webhook secrets of the mock", () => {
     // After the grace period only the new secret signs.
     status = 204;
     await engine.control.setClock({ advanceMs: 24 * 60 * 60 * 1000 });
-    await vi.waitFor(() => expect(deliveries).toHaveLength(3));
+    await vi.waitFor(() => expect(deliveries).toHaveLength(3), WAIT);
     const late = deliveries[2]!;
     expect(late.headers["webhook-signature"]!.split(" ")).toHaveLength(1);
     expect(verifies(rotated.webhookSecret, late)).toBe(true);

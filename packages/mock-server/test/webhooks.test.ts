@@ -5,7 +5,7 @@ import { Webhook } from "standardwebhooks";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { MockEngine, WebhookFetch } from "../src/index.js";
 import { startEngine, warmStore } from "./durable-harness.js";
-import { basic, cardPayin, payoutBody, pixPayin } from "./fixtures.js";
+import { basic, cardPayin, payoutBody, pixPayin, WAIT } from "./fixtures.js";
 
 const SECRET = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
 
@@ -64,7 +64,10 @@ describe.each(["memory", "pglite", "postgres"] as const)(
       const payin = await post(engine, "/payin", pixPayin({ webhookUrl: url }));
       expect(await engine.control.webhooks()).toEqual([]); // creation sends none
       await engine.control.payPayin(payin.id);
-      await vi.waitFor(async () => expect((await engine.control.webhooks())[0]?.attempts).toHaveLength(1));
+      await vi.waitFor(
+        async () => expect((await engine.control.webhooks())[0]?.attempts).toHaveLength(1),
+        WAIT,
+      );
       const [first] = await engine.control.webhooks();
       expect(first).toMatchObject({
         resource: "payin",
@@ -76,7 +79,10 @@ describe.each(["memory", "pglite", "postgres"] as const)(
       expect(first?.attempts[0]).toMatchObject({ statusCode: null, error: expect.any(String) });
 
       await engine.control.setClock({ advanceMs: WEBHOOK_RETRY_DELAYS_MS[0]! });
-      await vi.waitFor(async () => expect((await engine.control.webhooks())[0]?.attempts).toHaveLength(2));
+      await vi.waitFor(
+        async () => expect((await engine.control.webhooks())[0]?.attempts).toHaveLength(2),
+        WAIT,
+      );
 
       const up = await receiver(probe.port);
       cleanups.push(() => new Promise<void>((r) => up.server.close(() => r())));
@@ -145,8 +151,9 @@ describe.each(["memory", "pglite", "postgres"] as const)(
       const payin = await post(engine, "/payin", pixPayin({ webhookUrl: "https://merchant.test/hook" }));
       await engine.control.payPayin(payin.id);
       for (const [i, delay] of WEBHOOK_RETRY_DELAYS_MS.entries()) {
-        await vi.waitFor(async () =>
-          expect((await engine.control.webhooks())[0]?.attempts).toHaveLength(i + 1),
+        await vi.waitFor(
+          async () => expect((await engine.control.webhooks())[0]?.attempts).toHaveLength(i + 1),
+          WAIT,
         );
         // the sandbox clock also runs with real time: a second short of the delay, whatever time a busy
         // machine takes between the attempt's outcome and this call, is still before the retry
@@ -154,7 +161,7 @@ describe.each(["memory", "pglite", "postgres"] as const)(
         expect((await engine.control.webhooks())[0]?.attempts).toHaveLength(i + 1);
         await engine.control.setClock({ advanceMs: 1_000 });
       }
-      await vi.waitFor(async () => expect((await engine.control.webhooks())[0]?.state).toBe("failed"));
+      await vi.waitFor(async () => expect((await engine.control.webhooks())[0]?.state).toBe("failed"), WAIT);
       const [entry] = await engine.control.webhooks();
       expect(entry?.attempts).toHaveLength(8);
       const gaps = entry!.attempts
@@ -180,10 +187,12 @@ describe.each(["memory", "pglite", "postgres"] as const)(
       cleanups.push(close);
       const payin = await post(engine, "/payin", pixPayin({ webhookUrl: "https://merchant.test/hook" }));
       await engine.control.payPayin(payin.id);
-      await vi.waitFor(async () =>
-        expect((await engine.control.webhooks())[0]?.attempts).toEqual([
-          expect.objectContaining({ statusCode: status }),
-        ]),
+      await vi.waitFor(
+        async () =>
+          expect((await engine.control.webhooks())[0]?.attempts).toEqual([
+            expect.objectContaining({ statusCode: status }),
+          ]),
+        WAIT,
       );
       expect((await engine.control.webhooks())[0]?.state).toBe("pending");
     });
