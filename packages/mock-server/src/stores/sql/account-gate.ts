@@ -26,7 +26,7 @@ export class AccountGate {
     };
   }
 
-  /** Whether a transaction holds or waits for `accountId` (tests). */
+  /** Whether a transaction of this process holds or waits for `accountId`'s turn. */
   busy(accountId: string): boolean {
     return this.#last.has(accountId);
   }
