@@ -29,7 +29,10 @@ export interface DueItem {
 }
 
 /** The kinds of due work. */
-export type DueKind = "payin.expire" | "payin.release" | "payout.advance";
+export const DUE_KINDS = ["payin.expire", "payin.release", "payout.advance"] as const;
+
+/** A kind of due work. */
+export type DueKind = (typeof DUE_KINDS)[number];
 
 /** The sandbox-wide settings every request reads with its transaction (one small row). */
 export interface SandboxSettings {

@@ -9,6 +9,7 @@ import { migrate } from "../../src/stores/sql/migrations.js";
 import { PURGE_BATCH } from "../../src/stores/sql/purge.js";
 import { openPostgres, type SqlDatabase } from "../../src/stores/sql/sql-client.js";
 import { SqlStore } from "../../src/stores/sql/sql-store.js";
+import { TRIM_PER_TURN } from "../../src/stores/sql/sql-tx.js";
 import { databaseFor, storeOn, warmStore } from "../durable-harness.js";
 import { apiOf, payoutBody, pixPayin, startHarness } from "../fixtures.js";
 import { newDatabase } from "./processes.js";
@@ -169,6 +170,58 @@ describe.each(["pglite", "postgres"] as const)("batched purges on %s", (kind) =>
       expect(await rows(db, "paykit_accounts", team.accountId)).toBe(0);
       expect(await rows(db, "paykit_accounts", engine.account.accountId)).toBe(1);
     } finally {
+      await close();
+    }
+  }, 120_000);
+
+  it("an account far over a lower --max-records comes down a batch per request, never in one transaction", async () => {
+    const { store, engine, db, close } = await engineOn(kind);
+    let bounded: ReturnType<typeof createEngine> | undefined;
+    try {
+      const big = await engine.control.createAccount({ balance: 100_000 });
+      await seedRecords(db, big.accountId, 1_500);
+      await db.query(
+        "UPDATE paykit_accounts SET payout_count = $2, payout_status_counts = $3::jsonb WHERE id = $1",
+        [big.accountId, 1_500, JSON.stringify({ COMPLETED: 1_500 })],
+      );
+      engine.close();
+      // the same store, served again with a limit of 1,000 records of each kind per account
+      bounded = createEngine({ autoAdvance: false, sandboxStore: store, maxRecords: 1_000 });
+      await bounded.ready;
+      const served = bounded;
+      const post = async () =>
+        (
+          await served.handle(
+            new Request("http://mock.test/payin", {
+              method: "POST",
+              headers: {
+                authorization: `Basic ${btoa(`${big.publicKey}:${big.secretKey}`)}`,
+                "content-type": "application/json",
+              },
+              body: JSON.stringify(pixPayin()),
+            }),
+          )
+        ).status;
+      const counts = async () => ({
+        payins: await rows(db, "paykit_payins", big.accountId),
+        payouts: await rows(db, "paykit_payouts", big.accountId),
+      });
+      expect(await post()).toBe(201);
+      expect(await counts()).toEqual({ payins: 1_501 - TRIM_PER_TURN, payouts: 1_500 - TRIM_PER_TURN });
+      // then down to the limit (each request adds a payin and drops at most TRIM_PER_TURN), and kept there
+      const requests = Math.ceil(500 / (TRIM_PER_TURN - 1)) + 1;
+      for (let i = 1; i < requests; i++) expect(await post()).toBe(201);
+      expect(await counts()).toEqual({ payins: 1_000, payouts: 1_000 });
+      // the new payins (PENDING) are kept; the dropped ones' deliveries and due items went with them
+      expect(await rows(db, "paykit_deliveries", big.accountId)).toBe(1_000 - requests);
+      expect(await rows(db, "paykit_due", big.accountId)).toBe(1_000);
+      const { rows: counted } = await db.query<{ payout_count: number }>(
+        "SELECT payout_count FROM paykit_accounts WHERE id = $1",
+        [big.accountId],
+      );
+      expect(Number(counted[0]?.payout_count)).toBe(1_000);
+    } finally {
+      bounded?.close();
       await close();
     }
   }, 120_000);

@@ -14,7 +14,13 @@ import {
 } from "../../domain/faults.js";
 import type { PixKeyEntry, RegisterPixKeyParams } from "../../domain/pix-directory.js";
 import type { PayinRecord, PayoutRecord } from "../../domain/records.js";
-import type { DueItem, DueKind, SandboxSettings, StoreTx } from "../../domain/repository.js";
+import {
+  DUE_KINDS,
+  type DueItem,
+  type DueKind,
+  type SandboxSettings,
+  type StoreTx,
+} from "../../domain/repository.js";
 import { pixKeyId } from "../memory/memory-state.js";
 import type { AccountGate } from "./account-gate.js";
 import {
@@ -39,10 +45,16 @@ import {
   DROPPABLE_PAYOUTS,
   deliveryUpdate,
   FINAL_PAYINS,
-  LIVE,
   OF_ACCOUNT,
 } from "./sql-queries.js";
 import { SqlReads } from "./sql-reads.js";
+
+/**
+ * The most payins, and the most payouts, one turn deletes for the retention limit (`--max-records`):
+ * an account far over it comes down over its next requests, this many a request, never in one long
+ * transaction (docs/decisions/sandbox-store.md, "The retention limit, a batch per request").
+ */
+export const TRIM_PER_TURN = 100;
 
 /** What a store does once a transaction committed. */
 export interface AfterCommitHooks {
@@ -219,16 +231,18 @@ export class SqlTx extends SqlReads implements StoreTx {
   async trimRecords(account: Account, max: number): Promise<{ payins: number; payouts: PayoutRecord[] }> {
     const gone: string[] = [];
     let payins = 0;
-    // the limit bounds the rows: counting them reads at most the limit and what came since
-    const [count] = await this.read(`SELECT count(*)::int AS n FROM paykit_payins r WHERE ${OF_ACCOUNT(1)}`, [
-      account.id,
-    ]);
+    // counted no further than a turn may trim: an account over the limit by far (a lower --max-records
+    // on a store filled without it, payins that are not final yet) costs no request more than this
+    const [count] = await this.read(
+      `SELECT count(*)::int AS n FROM (SELECT 1 FROM paykit_payins r WHERE ${OF_ACCOUNT(1)} LIMIT $2) c`,
+      [account.id, max + TRIM_PER_TURN],
+    );
     const overPayins = Number(count?.n ?? 0) - max;
     if (overPayins > 0) {
       const rows = await this.read(
         `DELETE FROM paykit_payins WHERE id IN (
-           SELECT r.id FROM paykit_payins r JOIN paykit_accounts a ON ${LIVE}
-            WHERE r.account_id = $1 AND r.status = ANY($2::text[]) ORDER BY r.id LIMIT $3)
+           SELECT r.id FROM paykit_payins r WHERE ${OF_ACCOUNT(1)} AND r.status = ANY($2::text[])
+            ORDER BY r.id LIMIT $3)
          RETURNING id`,
         [account.id, FINAL_PAYINS, overPayins],
       );
@@ -236,12 +250,12 @@ export class SqlTx extends SqlReads implements StoreTx {
       for (const row of rows) gone.push(String(row.id));
     }
     let payouts: PayoutRecord[] = [];
-    const overPayouts = account.payoutCount - max;
+    const overPayouts = Math.min(account.payoutCount - max, TRIM_PER_TURN);
     if (overPayouts > 0) {
       const rows = await this.read(
         `DELETE FROM paykit_payouts WHERE id IN (
-           SELECT r.id FROM paykit_payouts r JOIN paykit_accounts a ON ${LIVE}
-            WHERE r.account_id = $1 AND r.status = ANY($2::text[]) ORDER BY r.id LIMIT $3)
+           SELECT r.id FROM paykit_payouts r WHERE ${OF_ACCOUNT(1)} AND r.status = ANY($2::text[])
+            ORDER BY r.id LIMIT $3)
          RETURNING record`,
         [account.id, DROPPABLE_PAYOUTS, overPayouts],
       );
@@ -250,11 +264,15 @@ export class SqlTx extends SqlReads implements StoreTx {
     }
     if (gone.length > 0) {
       this.#write(() => [
+        // each through its index: the account's epoch, and every kind of due item, bound the scan
         {
-          text: "DELETE FROM paykit_deliveries WHERE account_id = $1 AND resource_id = ANY($2::text[])",
+          text: `DELETE FROM paykit_deliveries r WHERE ${OF_ACCOUNT(1)} AND r.resource_id = ANY($2::text[])`,
           params: [account.id, gone],
         },
-        { text: "DELETE FROM paykit_due WHERE resource_id = ANY($1::text[])", params: [gone] },
+        {
+          text: "DELETE FROM paykit_due WHERE kind = ANY($2::text[]) AND resource_id = ANY($1::text[])",
+          params: [gone, DUE_KINDS],
+        },
       ]);
     }
     return { payins, payouts };
