@@ -5,8 +5,11 @@
 // process serves them; bench/shared-throughput.mjs gives accounts of their own). Then the memory the
 // embedded mode takes per payin against memory mode. Lists at size: bench/big-account.mjs.
 // PostgreSQL is Debian's, started on loopback with a temporary data directory (scripts/services.mjs).
-import { spawn } from "node:child_process";
+// Each mode's row also gives the CPU time per request of the mock processes and of PostgreSQL's
+// (from /proc, on Linux): what the ratio costs, and on which side.
+import { execFileSync, spawn } from "node:child_process";
 import { once } from "node:events";
+import { readdirSync, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
@@ -40,6 +43,41 @@ function run(opts) {
   });
 }
 
+const CLOCK_TICKS = (() => {
+  try {
+    return Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" })) || 100;
+  } catch {
+    return 100;
+  }
+})();
+
+/** A process's CPU time (user and system) in µs, or NaN where /proc does not say. */
+function cpuMicros(pid) {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1e6) / CLOCK_TICKS;
+  } catch {
+    return Number.NaN;
+  }
+}
+
+/** The parent of a process, from /proc. */
+function parentOf(pid) {
+  try {
+    return Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ")[1]);
+  } catch {
+    return -1;
+  }
+}
+
+/** The CPU time of PostgreSQL's server and its backends (the children of `postmaster`), in µs. */
+function postgresMicros(postmaster) {
+  let sum = cpuMicros(postmaster);
+  for (const entry of readdirSync("/proc"))
+    if (/^\d+$/.test(entry) && parentOf(entry) === postmaster) sum += cpuMicros(entry) || 0;
+  return sum;
+}
+
 let databases = 0;
 async function database(server) {
   const name = `bench_${++databases}`;
@@ -50,8 +88,13 @@ async function database(server) {
   return server.url.replace(/\/[^/]*$/, `/${name}`);
 }
 
-/** POST /payin on the given servers at once, 50 connections split among them; requests per second. */
+/**
+ * POST /payin on the given servers at once, 50 connections split among them: requests per second, and
+ * the CPU time per request of the mock processes and of PostgreSQL's.
+ */
 async function postPayins(servers) {
+  const mockBefore = servers.reduce((sum, s) => sum + cpuMicros(s.child.pid), 0);
+  const postgresBefore = postgresMicros(postmaster);
   const results = await Promise.all(
     servers.map((s) =>
       run({
@@ -65,10 +108,24 @@ async function postPayins(servers) {
   );
   const non2xx = results.reduce((sum, r) => sum + r.non2xx + r.errors, 0);
   if (non2xx > 0) throw new Error(`${non2xx} requests failed`);
-  return results.reduce((sum, r) => sum + r.requests.average, 0);
+  const total = results.reduce((sum, r) => sum + r.requests.total, 0);
+  return {
+    rate: results.reduce((sum, r) => sum + r.requests.average, 0),
+    mockMicros: (servers.reduce((sum, s) => sum + cpuMicros(s.child.pid), 0) - mockBefore) / total,
+    postgresMicros: (postgresMicros(postmaster) - postgresBefore) / total,
+  };
 }
 
 const postgres = await startPostgres();
+// the server process: the parent of a session's backend
+const postmaster = await (async () => {
+  const admin = new pg.Client({ connectionString: postgres.url });
+  await admin.connect();
+  const { rows } = await admin.query("SELECT pg_backend_pid() AS pid");
+  const parent = parentOf(rows[0].pid);
+  await admin.end();
+  return parent;
+})();
 const rows = [];
 try {
   const rates = {};
@@ -87,15 +144,19 @@ try {
     ],
   ]) {
     const servers = await launch();
+    let measured;
     try {
-      rates[name] = await postPayins(servers);
+      measured = await postPayins(servers);
     } finally {
       for (const server of servers) await stop(server);
     }
+    rates[name] = measured.rate;
     rows.push({
       mode: name,
       "POST /payin req/s": Math.round(rates[name]),
       "ratio to memory": (rates[name] / rates["memory, 1 process"]).toFixed(2),
+      "mock CPU µs/req": Math.round(measured.mockMicros),
+      "PostgreSQL CPU µs/req": name.startsWith("PostgreSQL") ? Math.round(measured.postgresMicros) : "",
     });
   }
   console.table(rows);
