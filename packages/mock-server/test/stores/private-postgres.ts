@@ -21,8 +21,11 @@ export interface PrivatePostgres {
   close(): Promise<void>;
 }
 
-/** Starts a private PostgreSQL server (see the file's comment). */
-export async function startPrivatePostgres(): Promise<PrivatePostgres> {
+/**
+ * Starts a private PostgreSQL server (see the file's comment), with `settings` as `name=value` besides
+ * its own (`shared_preload_libraries=pg_stat_statements`, for a test that reads the server's counts).
+ */
+export async function startPrivatePostgres(settings: readonly string[] = []): Promise<PrivatePostgres> {
   const cluster = initPostgres("paykit-pg-restart-");
   const { bin, dir, data, user } = cluster;
   const port = await freePort();
@@ -30,7 +33,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
 
   // fsync off (an immediate stop is not a power cut: what was written stays), commits synchronous.
   const start = async () => {
-    child = await spawnPostgres(cluster, port, ["fsync=off"], 60_000);
+    child = await spawnPostgres(cluster, port, ["fsync=off", ...settings], 60_000);
   };
 
   let closed = false;
