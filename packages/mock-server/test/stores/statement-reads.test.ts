@@ -1,8 +1,8 @@
 // No statement reads more than it answers or changes, whatever the account's history (issue 34;
 // docs/decisions/sandbox-store.md): an account of 100,000 payins, payouts and webhook deliveries, then a
 // mock process that never saw it serves the requests a team makes of it (merchant creates, retrieves and
-// lists, payments and payout steps, webhook attempts and redeliveries, every control list and the
-// delivery log's filters), and PostgreSQL's own counts (pg_stat_statements, on a server of this test's
+// lists, payments and payout steps, webhook attempts and redeliveries, `listen`'s polls, a clock moved,
+// every control list and the delivery log's filters), and PostgreSQL's own counts (pg_stat_statements, on a server of this test's
 // own) say how many buffer pages each statement touched per call. A statement that scans the account, or
 // the sandbox, touches thousands (the payins alone fill about 11,000 pages); one that reads a page
 // through an index, tens to a few hundred. With --max-records, what the limit costs is bounded by the
@@ -143,6 +143,12 @@ describe("each statement a request runs on PostgreSQL, against an account of 100
     await cold.control.advancePayout(payout.body.id);
     await cold.control.advancePayout(payout.body.id);
     await cold.control.flushWebhooks(big.accountId);
+    // `paykit-mock listen`'s polls take the account's deliveries, and its clock moves on
+    await cold.control.listen(big.accountId, { listener: "statement-reads", waitMs: 0 });
+    await cold.control.payPayin((await merchant("POST", "/payin", pixPayin(hook))).body.id);
+    await cold.control.listen(big.accountId, { listener: "statement-reads", waitMs: 0 });
+    await cold.control.listen(big.accountId, { listener: "statement-reads", waitMs: 0, detach: true });
+    await cold.control.setAccountClock(big.accountId, { advanceMs: 60_000 });
 
     // every control list and the delivery log's filters (the dashboard and the MCP tools read these)
     const id = big.accountId;
