@@ -98,10 +98,12 @@ export async function newDatabase(prefix: string): Promise<string> {
 export async function twoMockServers(
   prefix: string,
   servers: MockServer[],
+  more: { maxRecords?: number } = {},
 ): Promise<{ a: MockServer; b: MockServer; url: string }> {
   const url = await newDatabase(prefix);
   // a store keeps secret keys as hashes: both processes are given the default account's keys
   const options = {
+    ...more,
     adminToken: ADMIN_TOKEN,
     autoAdvance: false,
     store: { url },

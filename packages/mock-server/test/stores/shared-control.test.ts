@@ -2,10 +2,11 @@
 // process decides alone"): two mocks on one PostgreSQL database. A fault armed through one process
 // is met on the other and its uses are counted once, boleto numbers never repeat across processes,
 // and the rate limit, switched on through either, counts each process's requests on its own. A
-// restart keeps what was stored: armed faults and the rate limit's setting.
+// restart keeps what was stored: armed faults and the rate limit's setting. The retention limit
+// (--max-records) holds with both creating at once.
 import { afterEach, expect, it } from "vitest";
 import { createMockServer, type MockServer } from "../../src/index.js";
-import { basic, pixPayin } from "../fixtures.js";
+import { basic, cardPayin, pixPayin } from "../fixtures.js";
 import { ADMIN_TOKEN, twoMockServers } from "./processes.js";
 
 const servers: MockServer[] = [];
@@ -76,4 +77,32 @@ it("a process started again on the store finds the faults armed and the rate lim
   const limited = [];
   for (let i = 0; i < 6; i++) limited.push(await listPayouts(again));
   expect(limited).toEqual([200, 200, 200, 200, 200, 429]);
+});
+
+it("--max-records holds with two processes creating at once: the account keeps exactly the limit", async () => {
+  const { a, b } = await twoMockServers("shared_max_records", servers, { maxRecords: 20 });
+  const held = async () => {
+    const { balance } = await b.control.getAccount(b.account.accountId);
+    return balance.available + balance.reserved;
+  };
+  const before = await held();
+  const statuses = await Promise.all(
+    Array.from({ length: 80 }, async (_, i) => {
+      const mock = i % 2 === 0 ? a : b;
+      // an approved card: a final payin, which the limit may drop
+      const res = await fetch(`${mock.url}/payin`, {
+        method: "POST",
+        headers: { authorization: basic(mock.account), "content-type": "application/json" },
+        body: JSON.stringify(cardPayin()),
+      });
+      await res.arrayBuffer();
+      return res.status;
+    }),
+  );
+  expect(statuses.filter((status) => status !== 201)).toEqual([]);
+  for (const mock of [a, b]) expect(await mock.control.payins(mock.account.accountId)).toHaveLength(20);
+  // the balance keeps the dropped payins' money: 80 approvals credited, whichever process made them
+  const [kept] = await a.control.payins(a.account.accountId);
+  expect(kept?.netAmount).toBeGreaterThan(0);
+  expect((await held()) - before).toBe(80 * (kept?.netAmount ?? 0));
 });
