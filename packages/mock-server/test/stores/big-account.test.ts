@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createMockServer, type MockServer } from "../../src/index.js";
 import { databaseFor, storeOn, warmStore } from "../durable-harness.js";
-import { basic, payoutBody, pixPayin } from "../fixtures.js";
-import { grow } from "./grow-account.js";
+import { basic, pixPayin } from "../fixtures.js";
+import { firstRecords, grow } from "./grow-account.js";
 
 /** Records of each kind the big account holds (PGlite, in WASM, seeds a fifth as many in the same time). */
 const RECORDS_OF = { postgres: 100_000, pglite: 20_000 } as const;
@@ -29,21 +29,7 @@ describe.each(["postgres", "pglite"] as const)("an account of many records on %s
     first = await createMockServer({ ...options, sandboxStore: store });
     big = await first.control.createAccount({ balance: 100_000_000_000 });
     other = await first.control.createAccount({ balance: 1_000_000 });
-    const post = (path: string, body: unknown) =>
-      fetch(`${first.url}${path}`, {
-        method: "POST",
-        headers: { authorization: basic(big), "content-type": "application/json" },
-        body: JSON.stringify(body),
-      });
-    const payin = (await (
-      await post("/payin", pixPayin({ webhookUrl: "http://127.0.0.1:9/hook" }))
-    ).json()) as {
-      id: string;
-    };
-    await post("/payout", payoutBody({ amount: 500 }));
-    await first.control.payPayin(payin.id);
-    // its delivery is made (and fails: nothing listens there)
-    await first.control.flushWebhooks(big.accountId);
+    await firstRecords(first, big);
     await first.close();
     await grow(await databaseFor(kind), big.accountId, RECORDS_OF[kind]);
     // a process that never saw the account

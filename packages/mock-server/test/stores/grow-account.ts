@@ -2,7 +2,31 @@
 // what each statement reads (statement-reads.test.ts): copies of the account's real records, written
 // straight in SQL, older than them, with ids and referenceIds of their own, and the account's totals
 // following them as the engine keeps them.
+import type { MockServer } from "../../src/index.js";
 import type { SqlDatabase } from "../../src/stores/sql/sql-client.js";
+import { basic, payoutBody, pixPayin } from "../fixtures.js";
+
+/**
+ * The account's first records, through the API of `mock` (real ones, which {@link grow} copies): a PIX
+ * payin paid, whose webhook delivery is made (and fails: nothing listens there), and a payout of 500.
+ */
+export async function firstRecords(
+  mock: MockServer,
+  account: { accountId: string; publicKey: string; secretKey: string },
+): Promise<void> {
+  const post = (path: string, body: unknown) =>
+    fetch(`${mock.url}${path}`, {
+      method: "POST",
+      headers: { authorization: basic(account), "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  const payin = (await (
+    await post("/payin", pixPayin({ webhookUrl: "http://127.0.0.1:9/hook" }))
+  ).json()) as { id: string };
+  await post("/payout", payoutBody({ amount: 500 }));
+  await mock.control.payPayin(payin.id);
+  await mock.control.flushWebhooks(account.accountId);
+}
 
 const IN_FLIGHT = "'AWAITING_APPROVAL', 'APPROVED', 'PENDING', 'PROCESSING'";
 const DEBITING = `${IN_FLIGHT}, 'COMPLETED'`;

@@ -14,6 +14,19 @@ afterEach(async () => {
   for (const server of servers.splice(0)) await server.close();
 });
 
+/** `count` payins of the given bodies, alternately through `a` and `b`, all at once. */
+const payinsAcross = (a: MockServer, b: MockServer, count: number, body: (i: number) => unknown) =>
+  Promise.all(
+    Array.from({ length: count }, (_, i) => {
+      const mock = i % 2 === 0 ? a : b;
+      return fetch(`${mock.url}/payin`, {
+        method: "POST",
+        headers: { authorization: basic(mock.account), "content-type": "application/json" },
+        body: JSON.stringify(body(i)),
+      });
+    }),
+  );
+
 const listPayouts = (mock: MockServer) =>
   fetch(`${mock.url}/payout?limit=1`, { headers: { authorization: basic(mock.account) } }).then(
     (r) => r.status,
@@ -32,14 +45,12 @@ it("a fault armed through one process is met on the other, each use once", async
 
 it("boleto numbers never repeat across processes", async () => {
   const { a, b } = await twoMockServers("shared_boletos", servers);
+  const answers = await payinsAcross(a, b, 20, (i) => ({
+    ...pixPayin({ referenceId: `boleto-${i}` }),
+    paymentMethod: "BOLETO",
+  }));
   const barcodes = await Promise.all(
-    Array.from({ length: 20 }, async (_, i) => {
-      const mock = i % 2 === 0 ? a : b;
-      const res = await fetch(`${mock.url}/payin`, {
-        method: "POST",
-        headers: { authorization: basic(mock.account), "content-type": "application/json" },
-        body: JSON.stringify({ ...pixPayin({ referenceId: `boleto-${i}` }), paymentMethod: "BOLETO" }),
-      });
+    answers.map(async (res) => {
       expect(res.status).toBe(201);
       return ((await res.json()) as { boleto: { barcode: string } }).boleto.barcode;
     }),
@@ -86,15 +97,10 @@ it("--max-records holds with two processes creating at once: the account keeps e
     return balance.available + balance.reserved;
   };
   const before = await held();
+  // approved cards: final payins, which the limit may drop
+  const answers = await payinsAcross(a, b, 80, () => cardPayin());
   const statuses = await Promise.all(
-    Array.from({ length: 80 }, async (_, i) => {
-      const mock = i % 2 === 0 ? a : b;
-      // an approved card: a final payin, which the limit may drop
-      const res = await fetch(`${mock.url}/payin`, {
-        method: "POST",
-        headers: { authorization: basic(mock.account), "content-type": "application/json" },
-        body: JSON.stringify(cardPayin()),
-      });
+    answers.map(async (res) => {
       await res.arrayBuffer();
       return res.status;
     }),

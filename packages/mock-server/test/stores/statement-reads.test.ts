@@ -13,7 +13,7 @@ import { migrate } from "../../src/stores/sql/migrations.js";
 import { openPostgres, type SqlDatabase } from "../../src/stores/sql/sql-client.js";
 import { SqlStore } from "../../src/stores/sql/sql-store.js";
 import { basic, boletoPayin, cardPayin, payoutBody, pixPayin } from "../fixtures.js";
-import { grow } from "./grow-account.js";
+import { firstRecords, grow } from "./grow-account.js";
 import { type PrivatePostgres, startPrivatePostgres } from "./private-postgres.js";
 
 const RECORDS = 100_000;
@@ -82,20 +82,7 @@ describe("each statement a request runs on PostgreSQL, against an account of 100
     // the account's first records through the API (real ones, which grow() copies), one delivery made
     const first = await createMockServer({ ...options, sandboxStore: await store(url) });
     big = await first.control.createAccount({ balance: 100_000_000_000 });
-    const post = (path: string, body: unknown) =>
-      fetch(`${first.url}${path}`, {
-        method: "POST",
-        headers: { authorization: basic(big), "content-type": "application/json" },
-        body: JSON.stringify(body),
-      });
-    const payin = (await (
-      await post("/payin", pixPayin({ webhookUrl: "http://127.0.0.1:9/hook" }))
-    ).json()) as {
-      id: string;
-    };
-    await post("/payout", payoutBody({ amount: 500 }));
-    await first.control.payPayin(payin.id);
-    await first.control.flushWebhooks(big.accountId);
+    await firstRecords(first, big);
     await first.close();
     await grow(setup, big.accountId, RECORDS);
     // the statistics autovacuum would gather after such a load: the plans of a long-lived store
