@@ -93,7 +93,7 @@ export async function emptyTables(db: SqlDatabase): Promise<void> {
 export async function storeOn(
   name: StoreName,
   onError?: (error: unknown) => void,
-  options: { purgeAfterCommit?: boolean; keep?: boolean } = {},
+  options: { purgeAfterCommit?: boolean; keep?: boolean; now?: () => number } = {},
 ): Promise<SqlStore> {
   const { keep, ...storeOptions } = options;
   const db = await databaseFor(name);
@@ -153,7 +153,8 @@ export async function startEngine(
     errors.push(error);
     options.onError?.(error);
   };
-  const store = await storeOn(kind, onError);
+  // the engine's real clock is the store's too (a test that stops it stops both)
+  const store = await storeOn(kind, onError, options.now ? { now: options.now } : {});
   const engine = createEngine({ ...options, sandboxStore: store, onError });
   await engine.ready;
   return {

@@ -231,7 +231,10 @@ describe.each(["memory", "pglite", "postgres"] as const)(
 
     it("test modes: duplicates deliver each event twice with one webhook-id; out-of-order sends newest first", async () => {
       const seen: Array<{ id: string; status: string }> = [];
+      // the real clock, which the test stops while it makes the out-of-order events
+      let stopped: number | null = null;
       const { engine, close } = await startEngine(kind, {
+        now: () => stopped ?? Date.now(),
         autoAdvance: false,
         fetch: async (_url, init) => {
           const headers = init.headers as Record<string, string>;
@@ -258,11 +261,15 @@ describe.each(["memory", "pglite", "postgres"] as const)(
       seen.length = 0;
       const ooo = await engine.control.createAccount({ webhookOutOfOrder: true, balance: 100_000 });
       const payout = await post(engine, "/payout", payoutBody({ webhookUrl: "https://m.test/h" }), ooo);
-      // Both steps in one turn: the mode holds events for 50 ms of real time, and with a durable store
-      // awaiting the first step's save could take longer than that on a loaded machine (each call's
-      // operation runs when it is called; only the wait for its save is asynchronous).
-      await Promise.all([engine.control.advancePayout(payout.id), engine.control.advancePayout(payout.id)]);
+      // The mode holds an account's events for 50 ms of real time, then sends them newest first. Each
+      // step is a transaction of its own, and on a loaded machine the second one may commit more than
+      // 50 ms after the first (the first then leaves alone, in order): with the clock stopped, both
+      // are held until the flush releases them.
+      stopped = Date.now();
+      await engine.control.advancePayout(payout.id);
+      await engine.control.advancePayout(payout.id);
       await engine.control.flushWebhooks();
+      stopped = null;
       expect(seen.map((s) => s.status)).toEqual(["COMPLETED", "PROCESSING"]);
     });
   },
