@@ -52,7 +52,7 @@ import { SqlReads } from "./sql-reads.js";
 /**
  * The most payins, and the most payouts, one turn deletes for the retention limit (`--max-records`):
  * an account far over it comes down over its next requests, this many a request, never in one long
- * transaction (docs/decisions/sandbox-store.md, "The retention limit, a batch per request").
+ * transaction (docs/decisions/shared-sandbox-max-records.md, "A batch per request on the SQL stores").
  */
 export const TRIM_PER_TURN = 100;
 
