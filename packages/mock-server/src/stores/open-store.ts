@@ -60,14 +60,17 @@ export async function openSandboxStore(
     }
     return sqlStore(db, { kind: "embedded", description: `PGlite in ${dir}`, onClose: unlock }, options);
   }
-  const db = await openPostgres(option.url, {
-    max: options.connections ?? 16,
-    idleInTransactionMs: options.idleInTransactionMs ?? 2000,
-  });
+  const idleInTransactionMs = options.idleInTransactionMs ?? 2000;
+  const db = await openPostgres(option.url, { max: options.connections ?? 16, idleInTransactionMs });
   try {
     return await sqlStore(
       db,
-      { kind: "shared", description: `PostgreSQL at ${shownUrl(option.url)}` },
+      {
+        kind: "shared",
+        description: `PostgreSQL at ${shownUrl(option.url)}`,
+        // a transaction waiting for its turn at an account's lock speaks four times per limit
+        keepAliveMs: Math.max(1, Math.floor(idleInTransactionMs / 4)),
+      },
       options,
     );
   } catch (error) {
@@ -82,7 +85,7 @@ export async function openSandboxStore(
 
 async function sqlStore(
   db: SqlDatabase,
-  base: { kind: "embedded" | "shared"; description: string; onClose?: () => void },
+  base: { kind: "embedded" | "shared"; description: string; keepAliveMs?: number; onClose?: () => void },
   options: OpenStoreOptions,
 ): Promise<SqlStore> {
   try {

@@ -47,6 +47,12 @@ export interface SqlStoreOptions {
    * deletes it (a test that counts the batches). @default true
    */
   purgeAfterCommit?: boolean;
+  /**
+   * How often a transaction waiting in this process for its turn at an account's row lock sends a
+   * statement, so that the server's idle-in-transaction limit does not end its session meanwhile
+   * (sql-tx.ts). None: the database has no such limit (PGlite).
+   */
+  keepAliveMs?: number;
 }
 
 /** A sandbox kept in a SQL database. */
@@ -135,7 +141,7 @@ export class SqlStore implements SandboxStore {
         }
         throw new StoreUnavailableError(this.#refused.message, false);
       }
-      tx = new SqlTx(open, sandboxFrom(row), this.#now, this.#touch, this.#gate);
+      tx = new SqlTx(open, sandboxFrom(row), this.#now, this.#touch, this.#gate, this.#options.keepAliveMs);
       if (caller !== undefined) tx.prefetchedCaller(caller, (callerRows?.rows ?? []) as Row[]);
     } catch (error) {
       throw this.#failure(error, "before");

@@ -71,6 +71,9 @@ export class SqlTx extends SqlReads implements StoreTx {
   readonly #writes: Array<() => SqlStatement[]> = [];
   #caller: { publicKey: string; rows: Row[] } | undefined;
   readonly #gate: AccountGate | undefined;
+  readonly #keepAliveMs: number | undefined;
+  /** What ended the session while this transaction waited at a gate (its next read throws it). */
+  #lostWhileWaiting: unknown = null;
   /** The accounts whose gate this transaction went through, with what ends its turn. */
   readonly #turns = new Map<string, () => void>();
   /** Whether writes of this transaction reached the database (and may hold rows) before its commit. */
@@ -85,12 +88,18 @@ export class SqlTx extends SqlReads implements StoreTx {
     touch: (accountId: string) => boolean,
     /** The process's gate to its accounts' row locks (account-gate.ts). */
     gate?: AccountGate,
+    /**
+     * How often a transaction waiting at the gate shows the database it is alive (less than the
+     * server's idle-in-transaction limit); none, when the server has no such limit.
+     */
+    keepAliveMs?: number,
   ) {
     super();
     this.#tx = tx;
     this.#now = now;
     this.#touch = touch;
     this.#gate = gate;
+    this.#keepAliveMs = keepAliveMs;
   }
 
   /**
@@ -109,8 +118,39 @@ export class SqlTx extends SqlReads implements StoreTx {
     // A transaction that may hold rows already (another account's turn, its writes sent) waits in the
     // database's queue only: waiting here, it could hold up the transaction whose turn it waits for,
     // a deadlock the database would not see.
-    if ((this.#turns.size > 0 || this.#wrote) && gate.busy(accountId)) return;
-    this.#turns.set(accountId, await gate.enter(accountId));
+    const busy = gate.busy(accountId);
+    if ((this.#turns.size > 0 || this.#wrote) && busy) return;
+    const turn = gate.enter(accountId);
+    this.#turns.set(accountId, busy ? await this.#keptAlive(turn) : await turn);
+  }
+
+  /**
+   * Waits for `waiting` with a statement every `keepAliveMs`: this transaction sits idle in the
+   * database meanwhile, and the turns ahead of it may together take longer than the server's limit,
+   * which would end its session (and, after three runs, answer its request 503). A stopped process
+   * sends nothing, so the limit still ends its sessions.
+   */
+  async #keptAlive<T>(waiting: Promise<T>): Promise<T> {
+    const every = this.#keepAliveMs;
+    if (every === undefined) return waiting;
+    let inFlight = false;
+    const timer = setInterval(() => {
+      if (inFlight || this.#lostWhileWaiting !== null) return;
+      inFlight = true;
+      this.#tx.query("SELECT 1").then(
+        () => {
+          inFlight = false;
+        },
+        (error: unknown) => {
+          this.#lostWhileWaiting = error;
+        },
+      );
+    }, every);
+    try {
+      return await waiting;
+    } finally {
+      clearInterval(timer);
+    }
   }
 
   realNow(): number {
@@ -123,6 +163,7 @@ export class SqlTx extends SqlReads implements StoreTx {
   }
 
   protected async read(text: string, params: readonly unknown[]): Promise<Row[]> {
+    if (this.#lostWhileWaiting !== null) throw this.#lostWhileWaiting;
     if (this.#writes.length > 0) {
       this.#wrote = true;
       await this.#tx.batch(this.statements());
