@@ -124,7 +124,7 @@ describe("an account of any size", () => {
       expect(await engine.control.payins(big.accountId)).toEqual([]);
       expect(state.deliveries.get(bigDelivery)).toBeUndefined();
       expect(state.payins.get(bigPayin)).toBeUndefined();
-      expect(state.withDue.has(big.accountId)).toBe(false);
+      expect(state.dueAccounts.has(big.accountId)).toBe(false);
       // the other account keeps every delivery
       expect(state.records.get(other.accountId)?.deliveries).toHaveLength(150_000);
       expect(state.deliveries.get(otherDelivery)?.accountId).toBe(other.accountId);

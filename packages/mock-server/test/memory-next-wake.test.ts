@@ -107,4 +107,66 @@ describe("the memory store's next wake", () => {
     expect(store.nextWake()).toBe(now);
     expect(scans).toBe(after + 1);
   });
+
+  /** Opens an account with a PIX expiry on the account's clock, `inMs` from now. */
+  async function accountDueIn(inMs: number): Promise<string> {
+    const id = `acct_${ids.next(now)}`;
+    await store.transaction(async (tx) => {
+      tx.insertAccount(new Account(id, `pk_test_${id}`, "0".repeat(64), {}));
+      tx.schedule({
+        kind: "payin.expire",
+        clock: "account",
+        accountId: id,
+        resourceId: `pi_${id}`,
+        at: now + inMs,
+      });
+    });
+    return id;
+  }
+
+  it("is the earliest due work of any account, and moves with its accounts' clocks and the sandbox's", async () => {
+    const late = await accountDueIn(60_000);
+    const soon = await accountDueIn(30_000);
+    expect(store.nextWake()).toBe(now + 30_000);
+    expect(await store.dueAccounts(10)).toEqual([]);
+    // the later account's clock moved 45 s forward: its expiry is now the first, 15 s from now
+    await store.transaction(async (tx) => {
+      const account = (await tx.account(late, { lock: true }))!;
+      account.clockOffsetMs += 45_000;
+      tx.updateAccount(account);
+      tx.clockMoved(account);
+    });
+    expect(store.nextWake()).toBe(now + 15_000);
+    // the sandbox's clock 20 s forward: the late one is due, the other 10 s from now
+    await store.transaction(async (tx) => tx.updateSandbox({ ...tx.sandbox, clockOffsetMs: 20_000 }));
+    expect(store.nextWake()).toBe(now - 5_000);
+    expect(await store.dueAccounts(10)).toEqual([late]);
+    // its work taken, it has none left; the other falls due as real time passes
+    await store.transaction(async (tx) => {
+      await tx.takeDue(late, now + 65_000, now, 10);
+    });
+    expect(store.nextWake()).toBe(now + 10_000);
+    now += 10_000;
+    expect(await store.dueAccounts(10)).toEqual([soon]);
+    expect(store.state.dueAccounts.has(late)).toBe(false);
+  });
+
+  it("works out again only the accounts a commit changed, however many accounts hold due work", async () => {
+    for (let n = 0; n < 2_000; n++) await accountDueIn(60_000 + n);
+    expect(store.nextWake()).toBe(now + 60_000);
+    let lookedAt = 0;
+    const nextDueAt = store.state.nextDueAt.bind(store.state);
+    store.state.nextDueAt = (id: string) => {
+      lookedAt += 1;
+      return nextDueAt(id);
+    };
+    // a commit that schedules work on one account, then the worker's question: one account looked at
+    const one = await accountDueIn(1_000);
+    expect(store.nextWake()).toBe(now + 1_000);
+    expect(await store.dueAccounts(10)).toEqual([]);
+    expect(lookedAt).toBe(1);
+    now += 1_000;
+    expect(await store.dueAccounts(10)).toEqual([one]);
+    expect(lookedAt).toBe(1);
+  });
 });

@@ -5,6 +5,7 @@ import { Faults } from "../../domain/faults.js";
 import { normalizePixKey, type PixKeyEntry, SEED_PIX_KEYS } from "../../domain/pix-directory.js";
 import type { SandboxSettings } from "../../domain/repository.js";
 import { AccountRecords } from "./account-records.js";
+import { DueAccounts } from "./due-accounts.js";
 import { PayinIndex } from "./payin-index.js";
 
 /** A lease on one delivery's attempt: who makes it, until when (real ms), of which cycle count. */
@@ -49,8 +50,8 @@ export class MemoryState {
   >();
   /** Listeners taken over, per account: told so when they poll again. */
   readonly retiredListeners = new Map<string, string[]>();
-  /** Accounts with due work in their queue. */
-  readonly withDue = new Set<string>();
+  /** The accounts with due work, by when it first falls due (the worker's next wake). */
+  readonly dueAccounts = new DueAccounts((accountId) => this.nextDueAt(accountId));
   sandbox: SandboxSettings = startSettings();
   deliverySeq = 0;
   /**
@@ -80,6 +81,15 @@ export class MemoryState {
     return records;
   }
 
+  /** When an account's first due item falls due, in real ms (Infinity: it has none). */
+  nextDueAt(accountId: string): number {
+    const account = this.accounts.get(accountId);
+    const records = this.records.get(accountId);
+    if (account === undefined || records === undefined || records.due.size === 0)
+      return Number.POSITIVE_INFINITY;
+    return records.due.nextAt(this.offsetOf(account));
+  }
+
   /** An account's clock minus real time, in ms. */
   offsetOf(account: Account): number {
     return this.sandbox.clockOffsetMs + account.clockOffsetMs;
@@ -103,7 +113,7 @@ export class MemoryState {
       records.due.clear();
       this.records.delete(accountId);
     }
-    this.withDue.delete(accountId);
+    this.dueAccounts.changed(accountId);
     this.faults.clear(accountId);
     this.ownPixKeys.delete(accountId);
   }

@@ -120,31 +120,11 @@ export class MemoryStore implements SandboxStore {
   }
 
   async dueAccounts(limit: number): Promise<string[]> {
-    const now = this.#now();
-    const due: string[] = [];
-    for (const accountId of this.state.withDue) {
-      if (due.length >= limit) break;
-      const account = this.state.accounts.get(accountId);
-      const records = this.state.records.get(accountId);
-      if (account === undefined || records === undefined || records.due.size === 0) {
-        this.state.withDue.delete(accountId);
-        continue;
-      }
-      if (records.due.nextAt(this.state.offsetOf(account)) <= now) due.push(accountId);
-    }
-    return due;
+    return this.state.dueAccounts.due(this.#now(), limit);
   }
 
   nextWake(): number | undefined {
-    const state = this.state;
-    let next = Number.POSITIVE_INFINITY;
-    for (const accountId of state.withDue) {
-      const account = state.accounts.get(accountId);
-      const records = state.records.get(accountId);
-      if (account !== undefined && records !== undefined)
-        next = Math.min(next, records.due.nextAt(state.offsetOf(account)));
-    }
-    next = Math.min(next, this.#pendingWake());
+    const next = Math.min(this.state.dueAccounts.next(), this.#pendingWake());
     return next === Number.POSITIVE_INFINITY ? undefined : next;
   }
 

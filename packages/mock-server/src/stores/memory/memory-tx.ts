@@ -200,7 +200,7 @@ export class MemoryTx implements StoreTx {
 
   schedule(item: DueItem): void {
     this.#state.recordsOf(item.accountId).due.add(item);
-    this.#state.withDue.add(item.accountId);
+    this.#state.dueAccounts.changed(item.accountId);
   }
 
   unschedule(kind: DueKind, resourceId: string): void {
@@ -213,6 +213,7 @@ export class MemoryTx implements StoreTx {
   async takeDue(accountId: string, accountNow: number, realNow: number, limit: number): Promise<DueItem[]> {
     const records = this.#state.records.get(accountId);
     if (records === undefined || records.due.size === 0) return [];
+    this.#state.dueAccounts.changed(accountId);
     return records.due.take(accountNow, realNow, limit);
   }
 
@@ -224,9 +225,10 @@ export class MemoryTx implements StoreTx {
     return records.due.nextAt(accountNow - realNow) <= realNow;
   }
 
-  clockMoved(_account: Account): void {
+  clockMoved(account: Account): void {
     // the due queue keeps account times; the store reads the offset when it looks (its deliveries' too)
     this.#state.deliveryChanges++;
+    this.#state.dueAccounts.changed(account.id);
   }
 
   insertDelivery(delivery: DeliveryRecord): void {
@@ -314,6 +316,8 @@ export class MemoryTx implements StoreTx {
   }
 
   updateSandbox(settings: SandboxSettings): void {
+    // the sandbox's clock moved: so did the real moment of every account's due work
+    if (settings.clockOffsetMs !== this.#state.sandbox.clockOffsetMs) this.#state.dueAccounts.allChanged();
     Object.assign(this.sandbox, settings);
     this.#state.sandbox = { ...settings };
     // the sandbox's clock may have moved: every delivery's real due time with it
