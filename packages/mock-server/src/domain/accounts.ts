@@ -307,6 +307,8 @@ const REMEMBERED_HEADERS = 256;
 interface Presented {
   readonly publicKey: string;
   readonly hash: Promise<string>;
+  /** The hash once worked out: a request then awaits nothing for it. */
+  hashed?: string;
 }
 const presented = new Map<string, Presented | null>();
 
@@ -319,10 +321,20 @@ export function presentedCredentials(header: string | undefined): Presented | nu
   let found = presented.get(header);
   if (found === undefined) {
     const credentials = parseBasicAuth(header);
-    found =
-      credentials === null
-        ? null
-        : { publicKey: credentials.publicKey, hash: hashSecretKey(credentials.secretKey) };
+    if (credentials === null) found = null;
+    else {
+      const entry: Presented = {
+        publicKey: credentials.publicKey,
+        hash: hashSecretKey(credentials.secretKey),
+      };
+      entry.hash.then(
+        (hash) => {
+          entry.hashed = hash;
+        },
+        () => {},
+      );
+      found = entry;
+    }
     if (presented.size >= REMEMBERED_HEADERS) presented.clear();
     presented.set(header, found);
   }
@@ -364,7 +376,8 @@ export async function credentialsAccount(
 ): Promise<Account | null> {
   const credentials = presentedCredentials(header);
   if (credentials === null) return null;
-  const [account, hash] = await Promise.all([find(credentials.publicKey), credentials.hash]);
+  const account = await find(credentials.publicKey);
+  const hash = credentials.hashed ?? (await credentials.hash);
   const ok = constantTimeEqual(hash, account?.secretKeyHash ?? UNKNOWN_ACCOUNT_HASH);
   return ok && account !== null ? account : null;
 }

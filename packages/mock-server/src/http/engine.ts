@@ -250,6 +250,14 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
     if (turns.rules.autoAdvance) await store.armPayoutSteps?.(Date.now() + turns.rules.advanceIntervalMs);
   });
   ready.catch(onError);
+  // once open, a request awaits nothing for it (an await is a turn of the microtask queue per request)
+  let opened = false;
+  ready.then(
+    () => {
+      opened = true;
+    },
+    () => {},
+  );
   worker.start();
 
   const retention = retentionMs(options.retention);
@@ -268,7 +276,7 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
     let drop = false;
     let response: EngineResponse;
     try {
-      await ready;
+      if (!opened) await ready;
       if (req.body !== null && bodyBytes(req.body) > MAX_BODY_BYTES) throw tooLarge();
       const { route, params } = router.match(req.method, req.path);
       const answer = await runRequest(
