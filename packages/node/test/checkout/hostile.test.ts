@@ -494,13 +494,18 @@ describe("1,000 pages that leave", () => {
       },
     });
     let answering = 0;
+    /** The handler calls in flight, by page stage and key: named when one never settles. */
+    const inFlight = new Map<string, Request>();
     const server = createServer(
       toNodeListener(async (request) => {
         answering++;
+        const call = `${request.headers.get("x-stage")} #${request.headers.get("x-n")}`;
+        inFlight.set(call, request);
         try {
           return await status.handler(request);
         } finally {
           answering--;
+          inFlight.delete(call);
         }
       }),
     );
@@ -585,7 +590,14 @@ describe("1,000 pages that leave", () => {
         "during the first read: left": 200,
         "after the first event: 200": 400,
       });
-      await until(() => answering === 0, "every handler call to settle", 60_000);
+      await until(() => answering === 0, "every handler call to settle", 60_000).catch((error: Error) => {
+        const calls = [...inFlight]
+          .slice(0, 10)
+          .map(
+            ([call, request]) => `${call}, its request ${request.signal.aborted ? "aborted" : "not aborted"}`,
+          );
+        throw new Error(`${error.message}; ${inFlight.size} in flight: ${calls.join("; ")}`);
+      });
       expect(status.stats()).toEqual({ openStreams: 0, watchedPayins: 0 });
       expect(census.origins().join("\n")).toBe("");
       await until(() => refTimers() <= refBefore, "no more process-keeping timers than before", 60_000);
