@@ -11,9 +11,15 @@ import { ADMIN, closeSharedEngines, newDatabase, sharedEngine } from "./processe
 
 afterEach(closeSharedEngines);
 
-const IDLE_LIMIT_MS = 300;
+/**
+ * The processes' idle limit here: short, so that a wait outlasts it, yet long enough that a process
+ * starved by a busy CI machine between two of its statements does not reach it (300 ms did, once).
+ */
+const IDLE_LIMIT_MS = 1_000;
 /** How long the first transaction holds the account's row: several idle limits. */
-const HELD_S = 1.5;
+const HELD_S = 2.5;
+/** How long the second test's other session holds the account's row each time: past the limit. */
+const TURN_S = 1.5;
 const PAYOUTS_PER_PROCESS = 20;
 
 /** Runs a statement in a SQL store's transaction (its reads are not part of the repository). */
@@ -88,12 +94,12 @@ it("two processes' requests queued behind a row held in turns answer 201, each o
   // The row is held 1.5 s at a time, four times: the queue moves one payout per process per turn, and
   // a waiter whose session the limit ended would have run three times and answered 503 by the end
   // (without the keep-alive, 20 of the 40 did).
-  await sleep(HELD_S * 1000);
+  await sleep(TURN_S * 1000);
   await holder.commit();
   for (let turn = 1; turn < 4; turn++) {
     const again = await db.begin();
     await again.query("SELECT id FROM paykit_accounts WHERE id = $1 FOR UPDATE", [keys.accountId]);
-    await sleep(HELD_S * 1000);
+    await sleep(TURN_S * 1000);
     await again.commit();
   }
   expect(await Promise.all(answers)).toEqual(Array(2 * PAYOUTS_PER_PROCESS).fill(201));
