@@ -93,7 +93,7 @@ it("two processes' requests queued behind a row held in turns answer 201, each o
   );
   // The row is held 1.5 s at a time, four times: the queue moves one payout per process per turn, and
   // a waiter whose session the limit ended would have run three times and answered 503 by the end
-  // (without the keep-alive, 20 of the 40 did).
+  // (without the keep-alive, 25 of the 40 did).
   await sleep(TURN_S * 1000);
   await holder.commit();
   for (let turn = 1; turn < 4; turn++) {
