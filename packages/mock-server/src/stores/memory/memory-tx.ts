@@ -211,9 +211,11 @@ export class MemoryTx implements StoreTx {
   }
 
   async takeDue(accountId: string, accountNow: number, realNow: number, limit: number): Promise<DueItem[]> {
+    // marked even when nothing is left: an entry the worker was given is then worked out again, never
+    // given back to it for ever
+    this.#state.dueAccounts.changed(accountId);
     const records = this.#state.records.get(accountId);
     if (records === undefined || records.due.size === 0) return [];
-    this.#state.dueAccounts.changed(accountId);
     return records.due.take(accountNow, realNow, limit);
   }
 
