@@ -8,7 +8,7 @@
 // commit: 3,000 of them made a POST /payin cost ~1.6 ms.
 import { createEngine } from "../dist/engine/index.js";
 import { samplePayin } from "../dist/index.js";
-import { median } from "./measure.mjs";
+import { comparePayinTimes } from "./measure.mjs";
 
 const ACCOUNTS = Number(process.env.BENCH_ACCOUNTS ?? 5_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
@@ -37,29 +37,17 @@ async function engineWith(accounts) {
   return { engine, post: (body) => post(basic(engine.account), body) };
 }
 
-/** µs per POST /payin on an engine's default account, after a warm-up. */
-async function timePayins({ post }) {
-  const body = JSON.stringify(samplePayin("PIX", { referenceId: "bench" }));
-  for (let i = 0; i < 5_000; i++) await post(body);
-  const t = performance.now();
-  for (let i = 0; i < REQUESTS; i++) await post(body);
-  return ((performance.now() - t) * 1000) / REQUESTS;
-}
-
 const empty = await engineWith(0);
 const loaded = await engineWith(ACCOUNTS);
-const ratios = [];
-for (let round = 1; round <= ROUNDS; round++) {
-  const none = await timePayins(empty);
-  const many = await timePayins(loaded);
-  ratios.push(many / none);
-  console.log(
-    `#${round}: ${none.toFixed(1)} µs per POST /payin with no other account, ${many.toFixed(1)} µs with ${ACCOUNTS.toLocaleString("en")} holding due work`,
-  );
-}
-console.log(
-  `POST /payin time with ${ACCOUNTS.toLocaleString("en")} other accounts holding due work / with none: median ${median(ratios).toFixed(2)} (rounds ${ratios.map((r) => r.toFixed(2)).join(", ")}; target <= 1.1)`,
-);
+await comparePayinTimes({
+  empty,
+  loaded,
+  samplePayin,
+  requests: REQUESTS,
+  rounds: ROUNDS,
+  without: "with no other account",
+  with: `with ${ACCOUNTS.toLocaleString("en")} other accounts holding due work`,
+});
 empty.engine.close();
 loaded.engine.close();
 process.exit(0);

@@ -9,7 +9,7 @@
 import { WEBHOOK_RETRY_DELAYS_MS } from "@paykit/contract";
 import { createEngine } from "../dist/engine/index.js";
 import { samplePayin } from "../dist/index.js";
-import { median } from "./measure.mjs";
+import { comparePayinTimes } from "./measure.mjs";
 
 const PENDING = Number(process.env.BENCH_PENDING ?? 10_000);
 const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 20_000);
@@ -38,29 +38,17 @@ async function engineWith(pending) {
   return { engine, post };
 }
 
-/** µs per POST /payin (no webhook URL) on an engine, after a warm-up. */
-async function timePayins({ post }) {
-  const body = JSON.stringify(samplePayin("PIX", { referenceId: "bench" }));
-  for (let i = 0; i < 5_000; i++) await post(body);
-  const t = performance.now();
-  for (let i = 0; i < REQUESTS; i++) await post(body);
-  return ((performance.now() - t) * 1000) / REQUESTS;
-}
-
 const empty = await engineWith(0);
 const loaded = await engineWith(PENDING);
-const ratios = [];
-for (let round = 1; round <= ROUNDS; round++) {
-  const none = await timePayins(empty);
-  const many = await timePayins(loaded);
-  ratios.push(many / none);
-  console.log(
-    `#${round}: ${none.toFixed(1)} µs per POST /payin with no pending delivery, ${many.toFixed(1)} µs with ${PENDING.toLocaleString("en")}`,
-  );
-}
-console.log(
-  `POST /payin time with ${PENDING.toLocaleString("en")} pending deliveries / with none: median ${median(ratios).toFixed(2)} (rounds ${ratios.map((r) => r.toFixed(2)).join(", ")}; target <= 1.1)`,
-);
+await comparePayinTimes({
+  empty,
+  loaded,
+  samplePayin,
+  requests: REQUESTS,
+  rounds: ROUNDS,
+  without: "with no pending delivery",
+  with: `with ${PENDING.toLocaleString("en")} pending deliveries`,
+});
 empty.engine.close();
 loaded.engine.close();
 process.exit(0);

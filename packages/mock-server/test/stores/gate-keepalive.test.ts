@@ -7,7 +7,7 @@ import { afterEach, expect, it } from "vitest";
 import type { StoreTx } from "../../src/domain/repository.js";
 import { openPostgres } from "../../src/stores/sql/sql-client.js";
 import { basic, payoutBody } from "../fixtures.js";
-import { ADMIN, closeSharedEngines, newDatabase, sharedEngine } from "./processes.js";
+import { closeSharedEngines, newDatabase, openAccount, sharedEngine } from "./processes.js";
 
 afterEach(closeSharedEngines);
 
@@ -59,16 +59,7 @@ it("a transaction waiting for its process's turn at an account's lock outlasts t
 
 it("two processes' requests queued behind a row held in turns answer 201, each once, however long they wait", async () => {
   const url = await newDatabase("gatekeep2");
-  const creator = await sharedEngine(url);
-  const res = await creator.engine.handle(
-    new Request("http://mock.test/_mock/accounts", {
-      method: "POST",
-      headers: ADMIN,
-      body: JSON.stringify({ balance: 10_000_000 }),
-    }),
-  );
-  const keys = (await res.json()) as { accountId: string; publicKey: string; secretKey: string };
-  await creator.close();
+  const keys = await openAccount(url, { balance: 10_000_000 });
   const processes = [
     await sharedEngine(url, { idleInTransactionMs: IDLE_LIMIT_MS }),
     await sharedEngine(url, { idleInTransactionMs: IDLE_LIMIT_MS }),

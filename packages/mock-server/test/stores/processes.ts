@@ -143,6 +143,30 @@ export async function sharedEngine(url: string, options: OpenStoreOptions = {}) 
   return opened;
 }
 
+/**
+ * Opens an account on the store at `url` through a process of its own, closed again at once: the
+ * processes under test then meet an account they never saw.
+ */
+export async function openAccount(
+  url: string,
+  settings: Record<string, unknown>,
+): Promise<{ accountId: string; publicKey: string; secretKey: string }> {
+  const creator = await sharedEngine(url);
+  try {
+    const res = await creator.engine.handle(
+      new Request("http://mock.test/_mock/accounts", {
+        method: "POST",
+        headers: ADMIN,
+        body: JSON.stringify(settings),
+      }),
+    );
+    if (res.status !== 201) throw new Error(`could not open an account: ${await res.text()}`);
+    return (await res.json()) as { accountId: string; publicKey: string; secretKey: string };
+  } finally {
+    await creator.close();
+  }
+}
+
 /** Closes every engine {@link sharedEngine} opened (call it in `afterEach`). */
 export async function closeSharedEngines(): Promise<void> {
   for (const opened of engines.splice(0)) await opened.close();

@@ -6,22 +6,13 @@
 import { afterEach, expect, it } from "vitest";
 import { openPostgres } from "../../src/stores/sql/sql-client.js";
 import { basic, payoutBody } from "../fixtures.js";
-import { ADMIN, closeSharedEngines, newDatabase, sharedEngine } from "./processes.js";
+import { closeSharedEngines, newDatabase, openAccount, sharedEngine } from "./processes.js";
 
 afterEach(closeSharedEngines);
 
 /** A process on the store at `url` with the given idle limit, and a payout poster for an account another process opened. */
 async function open(url: string, idleInTransactionMs: number) {
-  const creator = await sharedEngine(url);
-  const res = await creator.engine.handle(
-    new Request("http://mock.test/_mock/accounts", {
-      method: "POST",
-      headers: ADMIN,
-      body: JSON.stringify({ balance: 10_000_000 }),
-    }),
-  );
-  const keys = (await res.json()) as { publicKey: string; secretKey: string };
-  await creator.close();
+  const keys = await openAccount(url, { balance: 10_000_000 });
   const { engine, store } = await sharedEngine(url, { idleInTransactionMs });
   const headers = { authorization: basic(keys), "content-type": "application/json" };
   const post = (body: unknown) =>
