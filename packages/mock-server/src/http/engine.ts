@@ -274,6 +274,7 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
     if (req.method === "HEAD") return withoutBody(await dispatch({ ...req, method: "GET" }));
     let delayMs = 0;
     let drop = false;
+    let rateCounted = false;
     let response: EngineResponse;
     try {
       if (!opened) await ready;
@@ -296,11 +297,13 @@ export function createEngine(options: CreateEngineOptions = {}): MockEngine {
             }
           }
           const limit = turn.tx.sandbox.rateLimit;
-          if (route.kind === "api" && limit !== null) {
+          // counted once per request: a run again (its transaction ended before the commit) is the same one
+          if (route.kind === "api" && limit !== null && !rateCounted) {
             rateLimiter.configure(limit);
             // Per authenticated account; requests without valid credentials share one bucket per client.
             const caller = await credentialsAccount(req.header("authorization"), callerOf(turn));
             rateLimiter.check(caller?.id ?? `client:${req.remoteAddress ?? "unknown"}`, Date.now());
+            rateCounted = true;
           }
           let caller: string | undefined;
           if (route.kind === "control") {

@@ -19,7 +19,7 @@ async function open(url: string, idleInTransactionMs: number) {
     engine.handle(
       new Request("http://mock.test/payout", { method: "POST", headers, body: JSON.stringify(body) }),
     );
-  return { store, post };
+  return { store, post, engine };
 }
 
 async function countRows(url: string, sql: string): Promise<number> {
@@ -31,16 +31,15 @@ async function countRows(url: string, sql: string): Promise<number> {
   }
 }
 
-it("runs a request again when the server ended its transaction before the commit, and stores it once", async () => {
-  const url = await newDatabase("again");
-  const { post } = await open(url, 2_000);
-  expect((await post(payoutBody({ referenceId: "warm", amount: 500 }))).status).toBe(201);
-  // Another session holds the payouts table: the request's transaction (its account locked) waits in its
-  // read of the referenceId, and the server ends that session before the request could commit.
+/**
+ * Sends a request while another session holds the payouts table, so that its transaction waits in its
+ * read of the referenceId, and ends that session once, before the request could commit: it runs again.
+ */
+async function withFirstRunEnded(url: string, send: () => Promise<Response>): Promise<Response> {
   const blocker = await openPostgres(url, { max: 1 });
   const tx = await blocker.begin();
   await tx.query("LOCK TABLE paykit_payouts IN ACCESS EXCLUSIVE MODE");
-  const answer = post(payoutBody({ referenceId: "again-1", amount: 2_500 }));
+  const answer = send();
   const admin = await openPostgres(url, { max: 1 });
   let ended = 0;
   for (let i = 0; i < 200 && ended === 0; i++) {
@@ -55,13 +54,33 @@ it("runs a request again when the server ended its transaction before the commit
   await tx.rollback();
   await blocker.close();
   expect(ended).toBe(1);
-  const res = await answer;
+  return answer;
+}
+
+it("runs a request again when the server ended its transaction before the commit, and stores it once", async () => {
+  const url = await newDatabase("again");
+  const { post } = await open(url, 2_000);
+  expect((await post(payoutBody({ referenceId: "warm", amount: 500 }))).status).toBe(201);
+  const res = await withFirstRunEnded(url, () => post(payoutBody({ referenceId: "again-1", amount: 2_500 })));
   const body = (await res.json()) as { referenceId?: string; message?: string };
   expect(res.status, body.message).toBe(201);
   expect(body.referenceId).toBe("again-1");
   expect(
     await countRows(url, "SELECT count(*)::text AS n FROM paykit_payouts WHERE reference_id = 'again-1'"),
   ).toBe(1);
+});
+
+it("counts a request run again once against the rate limit", async () => {
+  const url = await newDatabase("again");
+  const { post, engine } = await open(url, 2_000);
+  // two requests a minute: the warm one, and the one whose first run the server ends
+  await engine.control.setRateLimit({ limit: 2, windowMs: 60_000 });
+  expect((await post(payoutBody({ referenceId: "warm", amount: 500 }))).status).toBe(201);
+  const res = await withFirstRunEnded(url, () => post(payoutBody({ referenceId: "again-1", amount: 2_500 })));
+  const body = (await res.json()) as { message?: string };
+  expect(res.status, body.message).toBe(201);
+  // and the limit holds after it
+  expect((await post(payoutBody({ referenceId: "third", amount: 500 }))).status).toBe(429);
 });
 
 it("2,000 payouts at once on one account are created, not all refused as one ended transaction, and a refused one stores nothing", async () => {
